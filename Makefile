@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make              userspace tools and test programs into build/bin
+#   make kernel       the patched kernel (FLAVOUR=test, the default, or bench)
+#   make modules      the project's out-of-tree modules for that kernel
+#   make check        every test: host suites, then guest suites (QEMU)
+#   make demo         the main job, in the guest, with readable output
+#
+# check and demo install their Debian dependencies and build what is
+# missing; see docs/development.md for the pieces.
+
+FLAVOUR ?= test
+BUILD := build
+BIN := $(BUILD)/bin
+KSRC := $(BUILD)/linux
+# userspace is built against the UAPI headers of the project's kernel tree
+KHDR := $(BUILD)/kernel-test/usr/include
+MODULES := splat-test
+
+CC := gcc
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -D_GNU_SOURCE
+SELFTEST_CFLAGS := -I$(KSRC)/tools/testing/selftests -isystem $(KHDR)
+
+BINARIES := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke
+
+.PHONY: all kernel modules check demo deps clean distclean
+all: $(BINARIES)
+
+$(KHDR)/linux/kfd_ioctl.h:
+	@scripts/kernel-build --flavour test -s headers_install INSTALL_HDR_PATH=$(abspath $(BUILD)/kernel-test/usr)
+
+# the kernel's own HMM selftest, from the same tree as the kernel
+HMM_TESTS_SRC := $(KSRC)/tools/testing/selftests/mm/hmm-tests.c
+$(HMM_TESTS_SRC): $(KHDR)/linux/kfd_ioctl.h ;
+$(BIN)/hmm-tests: $(HMM_TESTS_SRC) $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers \
+		$(SELFTEST_CFLAGS) -I$(KSRC) $< \
+		-o $@ -lpthread -lrt -lm
+
+$(BIN)/amdgpu-smoke: tools/selftests/smoke/amdgpu_smoke.c $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@
+
+kernel:
+	@scripts/kernel-build --flavour $(FLAVOUR)
+
+modules:
+	@scripts/module-build --flavour $(FLAVOUR) $(MODULES)
+
+deps:
+	@scripts/deps kernel vm user check
+
+check: deps
+	@scripts/check $(SUITES)
+
+demo: deps
+	@scripts/demo
+
+clean:
+	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-*
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings for the project's scripts. Sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+KSRC=$BUILD/linux			# the kernel git tree (base + series)
+KVER_PINNED=$(sed -n 's/^version //p' "$TOP/kernel/BASE")	# what the series is based on
+KTARBALL=/usr/src/linux-source-6.12.tar.xz
+PATCHES=${KPATCHES:-$TOP/kernel/patches}	# KPATCHES: for the scripts' tests
+STAMP=$KSRC/.git/kfdbatch-applied	# "<series fingerprint> <HEAD after am>"
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+# Same build inputs give the same objects, wherever the clone lives: this is
+# what lets ccache hit across clones (CI builds in a fresh clone each time).
+export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
+export KBUILD_BUILD_USER=kfdbatch KBUILD_BUILD_HOST=build
+# kbuild's -fmacro-prefix-map names the tree's absolute path but maps it to
+# nothing, so it cannot change an object: keep it out of ccache's hash.
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=*'
+export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-25G}
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# kobj FLAVOUR: the kernel object directory of a flavour (test or bench)
+kobj() {
+	case "$1" in
+	test|bench) echo "$BUILD/kernel-$1" ;;
+	*) die "unknown kernel flavour '$1' (test or bench)" ;;
+	esac
+}
+
+# series_patches DIR: the patch files DIR/series names, in order
+series_patches() {
+	[ -f "$1/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1/series" | grep -v '^$' || true
+}
+
+# series_fingerprint DIR: changes whenever the series or a patch in it does
+series_fingerprint() {
+	{ cat "$1/series" 2>/dev/null || true
+	  series_patches "$1" | while read -r p; do cat "$1/$p"; done; } |
+		sha256sum | cut -d' ' -f1
+}

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# TAP helpers for the project's shell test suites. Sourced, never run.
+#
+# Each suite prints one result line per test case at column 0, "ok N name"
+# or "not ok N name" ("# SKIP reason" for a skip); programs with their own
+# TAP output (kselftest_harness) print theirs in between. scripts/check
+# counts those lines, so numbering need not be continuous.
+
+TAP_N=0
+TAP_FAILED=0
+
+tap_ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N $*"; }
+tap_fail() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N $*"; }
+tap_skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N $1 # SKIP $2"; }
+tap_diag() { sed 's/^/# /'; }
+
+# tap_run NAME CMD...: one case that passes when CMD exits 0; CMD's
+# output is shown as diagnostics.
+tap_run() {
+	local name=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | tap_diag
+	if [ $rc -eq 0 ]; then tap_ok "$name"; else tap_fail "$name (exit $rc)"; fi
+	return $rc
+}
+
+# tap_expect_status NAME WANT CMD...: passes when CMD exits with WANT.
+tap_expect_status() {
+	local name=$1 want=$2 out rc=0
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | tail -n 40 | tap_diag
+	if [ "$rc" = "$want" ]; then
+		tap_ok "$name"
+	else
+		tap_fail "$name (exit $rc, expected $want)"
+	fi
+}
+
+# tap_kunit MODULE [ARGS...]: load a KUnit test module and report each of
+# its cases, read back from debugfs, as one result line.
+tap_kunit() {
+	local mod=$1 before after suite line
+	shift
+	before=$(ls /sys/kernel/debug/kunit 2>/dev/null)
+	if ! modprobe "$mod" "$@"; then
+		tap_fail "kunit: modprobe $mod"
+		return 1
+	fi
+	after=$(ls /sys/kernel/debug/kunit)
+	local suites
+	suites=$(comm -13 <(printf '%s\n' "$before" | sort) <(printf '%s\n' "$after" | sort))
+	if [ -z "$suites" ]; then
+		tap_fail "kunit: $mod registered no suite"
+		modprobe -r "$mod"
+		return 1
+	fi
+	for suite in $suites; do
+		# Cases are the lines one level in ("    ok 3 name"); deeper levels
+		# are the parameters of a parameterised case, summed up by it.
+		while IFS= read -r line; do
+			case "$line" in
+			"    ok "*|"    not ok "*)
+				line=${line#    }
+				local verdict=${line%% [0-9]*} rest=${line#* [0-9]* }
+				if [ "$verdict" = ok ]; then
+					case "$rest" in
+					*"# SKIP"*) tap_skip "kunit:$suite.${rest%% #*}" "${rest#*# SKIP}" ;;
+					*) tap_ok "kunit:$suite.$rest" ;;
+					esac
+				else
+					tap_fail "kunit:$suite.$rest"
+				fi
+				;;
+			esac
+		done <"/sys/kernel/debug/kunit/$suite/results"
+	done
+	modprobe -r "$mod"
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * amdgpu without an AMD GPU: what the guest must offer for the amdkfd tests
+ * and the BPF toolkit once amdgpu is loaded.
+ *
+ * Built against the UAPI headers of the project's kernel tree, so the KFD
+ * version the driver reports must equal the version in those headers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/kfd_ioctl.h>
+
+#include "kselftest_harness.h"
+
+TEST(kfd_node_is_a_char_device)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat("/dev/kfd", &st)) TH_LOG("/dev/kfd: %s", strerror(errno));
+	ASSERT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(kfd_get_version_matches_headers)
+{
+	struct kfd_ioctl_get_version_args args = { 0 };
+	int fd;
+
+	fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	ASSERT_GE(fd, 0) TH_LOG("open /dev/kfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, AMDKFD_IOC_GET_VERSION, &args))
+		TH_LOG("AMDKFD_IOC_GET_VERSION: %s", strerror(errno));
+	TH_LOG("KFD ioctl version %u.%u", args.major_version, args.minor_version);
+	EXPECT_EQ(KFD_IOCTL_MAJOR_VERSION, args.major_version);
+	EXPECT_EQ(KFD_IOCTL_MINOR_VERSION, args.minor_version);
+	close(fd);
+}
+
+TEST(kfd_rejects_unknown_ioctl)
+{
+	int fd, ret;
+
+	fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	/* one past the last command the headers define */
+	ret = ioctl(fd, _IOWR(AMDKFD_IOCTL_BASE, AMDKFD_COMMAND_END, __u64), NULL);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(ENOTTY, errno);
+	close(fd);
+}
+
+TEST(amdgpu_module_btf)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat("/sys/kernel/btf/amdgpu", &st))
+		TH_LOG("no module BTF for amdgpu: BPF probes cannot attach");
+	EXPECT_GT(st.st_size, 0);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Guest smoke suite: the kernel the project builds offers what every other
+# test relies on. Runs inside the guest (scripts/vm-run), prints TAP lines.
+#
+#  - test_hmm + the kernel's own hmm-tests, built from the same tree. The
+#    hmm_device_coherent variants skip: they need test_hmm loaded with
+#    spm_addr_dev0/1 pointing at reserved physical memory, which this guest
+#    does not reserve.
+#  - amdgpu loads without an AMD GPU: /dev/kfd, GET_VERSION, module BTF.
+#  - a KUnit suite of the tree runs and passes.
+set -u
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+bin=$top/build/bin
+. "$top/tools/selftests/lib/tap.sh"
+
+echo "TAP version 13"
+
+# hugetlb pages for hmm-tests' hugetlbfs cases, which skip without them
+echo 16 >/proc/sys/vm/nr_hugepages
+if tap_run "modprobe test_hmm" modprobe test_hmm; then
+	"$bin/hmm-tests" || TAP_FAILED=$((TAP_FAILED + 1))
+	modprobe -r test_hmm || tap_fail "modprobe -r test_hmm"
+fi
+
+if tap_run "modprobe amdgpu" modprobe amdgpu; then
+	"$bin/amdgpu-smoke" || TAP_FAILED=$((TAP_FAILED + 1))
+fi
+
+tap_kunit list-test
+
+[ $TAP_FAILED -eq 0 ]
