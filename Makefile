@@ -15,14 +15,15 @@ BIN := $(BUILD)/bin
 KSRC := $(BUILD)/linux
 # userspace is built against the UAPI headers of the project's kernel tree
 KHDR := $(BUILD)/kernel-test/usr/include
-MODULES := splat-test
+MODULES := splat-test userptr-emu
 
 CC := gcc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -D_GNU_SOURCE
-SELFTEST_CFLAGS := -I$(KSRC)/tools/testing/selftests -isystem $(KHDR)
+# tests on kselftest_harness.h build as the kernel's selftests do: -Wall
+SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
+		   -I$(KSRC)/tools/testing/selftests -isystem $(KHDR)
 
-BINARIES := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke
+BINARIES := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke $(BIN)/userptr_emu_tests
 
 .PHONY: all kernel modules check demo deps clean distclean
 all: $(BINARIES)
@@ -35,13 +36,16 @@ HMM_TESTS_SRC := $(KSRC)/tools/testing/selftests/mm/hmm-tests.c
 $(HMM_TESTS_SRC): $(KHDR)/linux/kfd_ioctl.h ;
 $(BIN)/hmm-tests: $(HMM_TESTS_SRC) $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers \
-		$(SELFTEST_CFLAGS) -I$(KSRC) $< \
-		-o $@ -lpthread -lrt -lm
+	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC) $< -o $@ -lpthread -lrt -lm
 
 $(BIN)/amdgpu-smoke: tools/selftests/smoke/amdgpu_smoke.c $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@
+	$(CC) $(SELFTEST_CFLAGS) $< -o $@
+
+$(BIN)/userptr_emu_tests: tools/selftests/userptr/userptr_emu_tests.c \
+			  kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
 
 kernel:
 	@scripts/kernel-build --flavour $(FLAVOUR)

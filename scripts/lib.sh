@@ -20,6 +20,16 @@ export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true CCACHE_IGNOREOPTIONS='-fmacro-p
 export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-25G}
 
+# kmake OBJDIR MAKE-ARGS...: make in the kernel tree for one object
+# directory, always with the same compiler and version settings (kbuild
+# rebuilds whatever was built with a different command line). LOCALVERSION
+# is set, empty: no "+" for a tree that is not at a release tag.
+kmake() {
+	local o=$1
+	shift
+	make -C "$KSRC" O="$o" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= "$@"
+}
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

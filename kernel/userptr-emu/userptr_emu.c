@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userptr_emu - an emulated GPU for batch userptr, on the DRM helper.
+ *
+ * In the spirit of lib/test_hmm.c: a device with a software page table
+ * (one struct page pointer per device page, taken from HMM, never pinned)
+ * that userspace drives through /dev/userptr_emu. It registers memory the
+ * way amdkfd does, one CPU range per allocation or many as one batch, and
+ * handles eviction as amdkfd does: an invalidation evicts the allocation
+ * (device access to it stops and the invalidated range's page table
+ * entries are cleared) and a delayed restore worker re-faults the invalid
+ * ranges and commits them; device access to an evicted allocation waits
+ * for the restore. So every path of the helper runs without AMD hardware.
+ *
+ * Fault injection (module parameters, writable at run time) breaks one rule
+ * each, so the selftests can show that they catch it:
+ *   inject_skip_seq_check     restore maps faulted pages without the
+ *                             helper's sequence check (stale pages)
+ *   inject_ignore_invalidate  invalidation neither clears the page table
+ *                             nor evicts (the device reads stale pages)
+ *   inject_never_restore      evicted allocations are never restored
+ * and test knobs that break nothing:
+ *   restore_delay_ms          delay from an eviction to its restore (as
+ *                             AMDGPU_USERPTR_RESTORE_DELAY_MS, default 1)
+ *   restore_commit_delay_ms   sleep between faulting and committing, so a
+ *                             test can invalidate inside that window
+ *
+ * Lock order: file->restore_lock, then mmap_lock (taken by the helper's
+ * faults), then file->lock (the notifier lock, taken by invalidation).
+ * Nothing allocates memory with file->lock held.
+ */
+
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/interval_tree.h>
+#include <linux/kref.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_userptr_batch.h>
+
+#include "userptr_emu_uapi.h"
+
+#define CREATE_TRACE_POINTS
+#include "userptr_emu_trace.h"
+
+#define UEMU_ACCESS_TIMEOUT_MS		10000
+#define UEMU_BOUNCE_SIZE		SZ_1M
+
+static bool inject_skip_seq_check;
+module_param(inject_skip_seq_check, bool, 0644);
+MODULE_PARM_DESC(inject_skip_seq_check, "BREAKS CORRECTNESS: restore without the sequence check");
+
+static bool inject_ignore_invalidate;
+module_param(inject_ignore_invalidate, bool, 0644);
+MODULE_PARM_DESC(inject_ignore_invalidate, "BREAKS CORRECTNESS: ignore invalidations");
+
+static bool inject_never_restore;
+module_param(inject_never_restore, bool, 0644);
+MODULE_PARM_DESC(inject_never_restore, "BREAKS CORRECTNESS: never restore evicted allocations");
+
+/* as AMDGPU_USERPTR_RESTORE_DELAY_MS: let invalidations settle first */
+static unsigned int restore_delay_ms = 1;
+module_param(restore_delay_ms, uint, 0644);
+MODULE_PARM_DESC(restore_delay_ms, "Delay from an eviction to its restore (default 1)");
+
+static unsigned int restore_commit_delay_ms;
+module_param(restore_commit_delay_ms, uint, 0644);
+MODULE_PARM_DESC(restore_commit_delay_ms, "Test knob: delay between restore fault and commit");
+
+/* device-wide, for leak checks */
+static atomic64_t uemu_allocs, uemu_ranges, uemu_pages;
+
+struct uemu_file {
+	struct mm_struct *mm;
+	struct mutex lock;		/* the notifier lock: page tables, state */
+	struct mutex restore_lock;	/* one populate at a time */
+	struct xarray handles;		/* handle -> struct uemu_alloc */
+	struct rb_root_cached va_tree;	/* device address -> allocation */
+	struct list_head evicted;	/* allocations waiting for restore */
+	struct delayed_work restore_work;
+	wait_queue_head_t restored;
+	u64 restore_gen;		/* bumped when an allocation changes state */
+	u64 nallocs, nranges;
+	bool closing;
+};
+
+enum uemu_state {
+	UEMU_NEW,	/* first populate, not visible yet */
+	UEMU_LIVE,
+	UEMU_DEAD,	/* freed; references may remain */
+};
+
+struct uemu_alloc {
+	struct kref ref;
+	struct uemu_file *file;
+	struct drm_userptr_batch *batch;
+	struct interval_tree_node va;	/* [va_addr, va_addr + size - 1] */
+	struct list_head evicted_link;	/* on file->evicted */
+	struct page **pt;		/* the device page table */
+	struct page **staging;		/* filled by faults, mapped at commit */
+	u64 evictions, restores;
+	u32 handle;
+	bool writable;
+	enum uemu_state state;
+	bool evicted;
+	bool restoring;
+};
+
+static void uemu_alloc_release(struct kref *ref)
+{
+	struct uemu_alloc *alloc = container_of(ref, struct uemu_alloc, ref);
+
+	if (alloc->batch) {
+		atomic64_sub(alloc->batch->nranges, &uemu_ranges);
+		atomic64_dec(&uemu_allocs);
+	}
+	/* waits for running invalidations: never called under file->lock */
+	drm_userptr_batch_destroy(alloc->batch);
+	kvfree(alloc->pt);
+	kvfree(alloc->staging);
+	kfree(alloc);
+}
+
+static void uemu_alloc_put(struct uemu_alloc *alloc)
+{
+	kref_put(&alloc->ref, uemu_alloc_release);
+}
+
+static void uemu_clear_range(struct uemu_alloc *alloc, unsigned int index)
+{
+	const struct drm_userptr_batch_range *r = &alloc->batch->ranges[index];
+	unsigned long i, cleared = 0;
+
+	for (i = r->pgoff; i < r->pgoff + r->npages; i++) {
+		if (alloc->pt[i]) {
+			alloc->pt[i] = NULL;
+			cleared++;
+		}
+	}
+	atomic64_sub(cleared, &uemu_pages);
+}
+
+static void uemu_state_changed(struct uemu_file *file)
+{
+	lockdep_assert_held(&file->lock);
+	file->restore_gen++;
+	wake_up_all(&file->restored);
+}
+
+/* the helper's invalidate hook: file->lock is held */
+static void uemu_invalidate(struct drm_userptr_batch *batch, unsigned int index,
+			    const struct mmu_notifier_range *range)
+{
+	struct uemu_alloc *alloc = batch->priv;
+	struct uemu_file *file = alloc->file;
+
+	if (READ_ONCE(inject_ignore_invalidate))
+		return;
+
+	/* the device stops using the pages before the CPU may free them */
+	uemu_clear_range(alloc, index);
+	if (alloc->state != UEMU_LIVE)
+		return;		/* a first populate re-checks; a dead one is gone */
+	if (!alloc->evicted) {
+		alloc->evicted = true;
+		alloc->evictions++;
+		trace_userptr_emu_evict(batch->id, alloc->handle, index);
+	}
+	if (list_empty(&alloc->evicted_link))
+		list_add_tail(&alloc->evicted_link, &file->evicted);
+	if (!file->closing)
+		mod_delayed_work(system_wq, &file->restore_work,
+				 msecs_to_jiffies(READ_ONCE(restore_delay_ms)));
+}
+
+static const struct drm_userptr_batch_ops uemu_batch_ops = {
+	.invalidate = uemu_invalidate,
+};
+
+/*
+ * Deliberately wrong (inject_skip_seq_check): take every faulted range as
+ * valid without checking its notifier sequence, as a driver that forgot
+ * mmu_interval_read_retry() would.
+ */
+static int uemu_commit_unchecked(struct drm_userptr_batch *batch)
+{
+	unsigned int i, nerr = 0;
+
+	for (i = 0; i < batch->nranges; i++) {
+		struct drm_userptr_batch_range *r = &batch->ranges[i];
+
+		if (r->error)
+			nerr++;
+		if (!r->faulted)
+			continue;
+		r->faulted = false;
+		if (!r->valid) {
+			r->valid = true;
+			batch->ninvalid--;
+		}
+	}
+	return nerr;
+}
+
+/* map the faulted pages of the valid ranges: file->lock is held */
+static void uemu_map_valid(struct uemu_alloc *alloc)
+{
+	struct drm_userptr_batch *batch = alloc->batch;
+	unsigned long i, mapped = 0;
+	unsigned int r;
+
+	for (r = 0; r < batch->nranges; r++) {
+		const struct drm_userptr_batch_range *range = &batch->ranges[r];
+
+		if (!range->valid)
+			continue;
+		for (i = range->pgoff; i < range->pgoff + range->npages; i++) {
+			if (!alloc->pt[i])
+				mapped++;
+			alloc->pt[i] = alloc->staging[i];
+		}
+	}
+	atomic64_add(mapped, &uemu_pages);
+}
+
+/*
+ * Fault what is invalid and commit it, the sequence the helper documents.
+ * Return: the number of ranges whose CPU mapping is gone, or a negative
+ * errno.
+ */
+static int uemu_populate(struct uemu_alloc *alloc)
+{
+	struct drm_userptr_batch *batch = alloc->batch;
+	struct uemu_file *file = alloc->file;
+	struct drm_userptr_batch_pass pass;
+	unsigned int delay;
+	int ret;
+
+	lockdep_assert_held(&file->restore_lock);
+	drm_userptr_batch_begin(batch, &pass, 0);
+	do {
+		ret = drm_userptr_batch_get_pages(batch, &pass, alloc->staging);
+		if (ret < 0)
+			break;
+		delay = READ_ONCE(restore_commit_delay_ms);
+		if (delay)
+			msleep(delay);
+
+		mutex_lock(&file->lock);
+		if (READ_ONCE(inject_skip_seq_check))
+			ret = uemu_commit_unchecked(batch);
+		else
+			ret = drm_userptr_batch_commit(batch, &pass);
+		if (ret >= 0 && alloc->state != UEMU_DEAD)
+			uemu_map_valid(alloc);
+		mutex_unlock(&file->lock);
+	} while (ret == -EAGAIN);
+	drm_userptr_batch_end(batch, &pass, ret);
+	return ret;
+}
+
+static void uemu_restore_worker(struct work_struct *work)
+{
+	struct uemu_file *file = container_of(to_delayed_work(work),
+					      struct uemu_file, restore_work);
+	struct uemu_alloc *alloc;
+	bool again = false;
+	int ret;
+
+	if (READ_ONCE(inject_never_restore))
+		return;
+
+	mutex_lock(&file->restore_lock);
+	for (;;) {
+		mutex_lock(&file->lock);
+		alloc = list_first_entry_or_null(&file->evicted,
+						 struct uemu_alloc, evicted_link);
+		if (alloc) {
+			list_del_init(&alloc->evicted_link);
+			alloc->restoring = true;
+			kref_get(&alloc->ref);
+		}
+		mutex_unlock(&file->lock);
+		if (!alloc)
+			break;
+
+		ret = uemu_populate(alloc);
+
+		mutex_lock(&file->lock);
+		alloc->restoring = false;
+		if (ret >= 0 && ret == alloc->batch->ninvalid) {
+			/* valid but for ranges whose CPU mapping is gone */
+			alloc->evicted = false;
+			alloc->restores++;
+		} else if (ret != -ESRCH && alloc->state == UEMU_LIVE &&
+			   list_empty(&alloc->evicted_link)) {
+			/* out of time, or invalidated after the commit: later */
+			list_add_tail(&alloc->evicted_link, &file->evicted);
+			again = true;
+		}
+		trace_userptr_emu_restore(alloc->batch->id, alloc->handle, ret,
+					  alloc->evicted);
+		uemu_state_changed(file);
+		mutex_unlock(&file->lock);
+		uemu_alloc_put(alloc);
+	}
+	mutex_unlock(&file->restore_lock);
+
+	if (again && !READ_ONCE(file->closing))
+		mod_delayed_work(system_wq, &file->restore_work,
+				 msecs_to_jiffies(READ_ONCE(restore_delay_ms)));
+}
+
+/* take an allocation out of the file: file->lock held, the caller puts it */
+static void uemu_unpublish(struct uemu_file *file, struct uemu_alloc *alloc)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&file->lock);
+	alloc->state = UEMU_DEAD;
+	xa_erase(&file->handles, alloc->handle);
+	interval_tree_remove(&alloc->va, &file->va_tree);
+	list_del_init(&alloc->evicted_link);
+	for (i = 0; i < alloc->batch->nranges; i++)
+		uemu_clear_range(alloc, i);
+	file->nallocs--;
+	file->nranges -= alloc->batch->nranges;
+	uemu_state_changed(file);
+}
+
+static struct uemu_alloc *uemu_lookup_handle(struct uemu_file *file, u64 handle)
+{
+	struct uemu_alloc *alloc;
+
+	lockdep_assert_held(&file->lock);
+	if (handle > U32_MAX)
+		return NULL;
+	alloc = xa_load(&file->handles, handle);
+	return alloc && alloc->state == UEMU_LIVE ? alloc : NULL;
+}
+
+static int uemu_alloc_ranges(struct uemu_file *file, u64 va_addr,
+			     const struct drm_userptr_range *ranges,
+			     unsigned int nranges, u32 flags, u64 *handle)
+{
+	struct uemu_alloc *alloc;
+	unsigned long npages;
+	unsigned int i;
+	u64 last;
+	int ret;
+
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	if (!alloc)
+		return -ENOMEM;
+	kref_init(&alloc->ref);
+	INIT_LIST_HEAD(&alloc->evicted_link);
+	alloc->file = file;
+	alloc->writable = flags & USERPTR_EMU_FLAG_WRITABLE;
+
+	alloc->batch = drm_userptr_batch_create(file->mm, ranges, nranges,
+						alloc->writable ? 0 :
+						DRM_USERPTR_BATCH_READONLY,
+						&file->lock, &uemu_batch_ops, alloc);
+	if (IS_ERR(alloc->batch)) {
+		ret = PTR_ERR(alloc->batch);
+		alloc->batch = NULL;
+		goto out_put;
+	}
+	atomic64_inc(&uemu_allocs);
+	atomic64_add(nranges, &uemu_ranges);
+
+	npages = alloc->batch->npages;
+	if (check_add_overflow(va_addr, drm_userptr_batch_size(alloc->batch) - 1, &last)) {
+		ret = -EOVERFLOW;
+		goto out_put;
+	}
+	alloc->va.start = va_addr;
+	alloc->va.last = last;
+	alloc->pt = kvcalloc(npages, sizeof(*alloc->pt), GFP_KERNEL);
+	alloc->staging = kvcalloc(npages, sizeof(*alloc->staging), GFP_KERNEL);
+	if (!alloc->pt || !alloc->staging) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	/* the handle exists from here, but lookups see only live allocations */
+	ret = xa_alloc(&file->handles, &alloc->handle, alloc, xa_limit_31b,
+		       GFP_KERNEL);
+	if (ret)
+		goto out_put;
+
+	mutex_lock(&file->restore_lock);
+	ret = uemu_populate(alloc);
+	if (ret > 0) {
+		/* registering memory that is not mapped fails, as in amdkfd */
+		for (i = 0; i < nranges; i++) {
+			if (alloc->batch->ranges[i].error) {
+				ret = alloc->batch->ranges[i].error;
+				break;
+			}
+		}
+	}
+	mutex_lock(&file->lock);
+	if (!ret && interval_tree_iter_first(&file->va_tree, alloc->va.start,
+					     alloc->va.last))
+		ret = -EADDRINUSE;
+	if (ret) {
+		alloc->state = UEMU_DEAD;
+		for (i = 0; i < nranges; i++)
+			uemu_clear_range(alloc, i);
+		xa_erase(&file->handles, alloc->handle);
+		mutex_unlock(&file->lock);
+		mutex_unlock(&file->restore_lock);
+		goto out_put;
+	}
+	alloc->state = UEMU_LIVE;
+	interval_tree_insert(&alloc->va, &file->va_tree);
+	file->nallocs++;
+	file->nranges += nranges;
+	if (alloc->batch->ninvalid) {
+		/* invalidated between the commit and now */
+		alloc->evicted = true;
+		alloc->evictions++;
+		list_add_tail(&alloc->evicted_link, &file->evicted);
+		mod_delayed_work(system_wq, &file->restore_work,
+				 msecs_to_jiffies(READ_ONCE(restore_delay_ms)));
+	}
+	*handle = alloc->handle;
+	mutex_unlock(&file->lock);
+	mutex_unlock(&file->restore_lock);
+	return 0;
+
+out_put:
+	uemu_alloc_put(alloc);
+	return ret;
+}
+
+static int uemu_check_alloc_args(u64 va_addr, u32 flags)
+{
+	if (flags & ~(USERPTR_EMU_FLAG_USERPTR | USERPTR_EMU_FLAG_WRITABLE))
+		return -EINVAL;
+	if (!(flags & USERPTR_EMU_FLAG_USERPTR))
+		return -EINVAL;
+	if (!PAGE_ALIGNED(va_addr))
+		return -EINVAL;
+	return 0;
+}
+
+static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
+{
+	struct userptr_emu_alloc_args args;
+	struct drm_userptr_range range;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	ret = uemu_check_alloc_args(args.va_addr, args.flags);
+	if (ret)
+		return ret;
+	if (args.gpu_id != USERPTR_EMU_GPU_ID)
+		return -EINVAL;
+	range.start = args.mmap_offset;
+	range.size = args.size;
+	ret = uemu_alloc_ranges(file, args.va_addr, &range, 1, args.flags,
+				&args.handle);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
+{
+	struct userptr_emu_alloc_batch_args args;
+	struct drm_userptr_range *ranges;
+	u64 total;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.pad)
+		return -EINVAL;
+	ret = uemu_check_alloc_args(args.va_addr, args.flags);
+	if (ret)
+		return ret;
+	if (!args.num_ranges || !args.ranges_ptr)
+		return -EINVAL;
+	/* the cap comes before the copy: an oversized request costs nothing */
+	if (args.num_ranges > drm_userptr_batch_max_ranges())
+		return -E2BIG;
+	BUILD_BUG_ON(sizeof(struct userptr_emu_range) != sizeof(*ranges));
+	ranges = memdup_array_user(u64_to_user_ptr(args.ranges_ptr),
+				   args.num_ranges, sizeof(*ranges));
+	if (IS_ERR(ranges))
+		return PTR_ERR(ranges);
+	ret = drm_userptr_batch_check_ranges(ranges, args.num_ranges, &total);
+	if (!ret && total != args.total_size)
+		ret = -EINVAL;
+	/* the device lookup comes after the arguments, as in amdkfd */
+	if (!ret && args.gpu_id != USERPTR_EMU_GPU_ID)
+		ret = -EINVAL;
+	if (!ret)
+		ret = uemu_alloc_ranges(file, args.va_addr, ranges,
+					args.num_ranges, args.flags,
+					&args.handle);
+	kvfree(ranges);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+static int uemu_ioctl_free(struct uemu_file *file, void __user *uarg)
+{
+	struct userptr_emu_free_args args;
+	struct uemu_alloc *alloc;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	mutex_lock(&file->lock);
+	alloc = uemu_lookup_handle(file, args.handle);
+	if (alloc)
+		uemu_unpublish(file, alloc);
+	mutex_unlock(&file->lock);
+	if (!alloc)
+		return -EINVAL;
+	uemu_alloc_put(alloc);
+	return 0;
+}
+
+/*
+ * One chunk of a device access, through the device page table, with
+ * file->lock held: as a GPU, the device waits while the allocation is
+ * evicted and faults on pages it has no mapping for.
+ */
+static int uemu_access_chunk(struct uemu_file *file, u64 va, void *buf,
+			     size_t len, bool write, unsigned long deadline)
+{
+	struct interval_tree_node *node;
+	struct uemu_alloc *alloc;
+	unsigned long pgoff;
+	size_t done, n;
+	long left;
+	u64 gen;
+	int ret = 0;
+
+	mutex_lock(&file->lock);
+again:
+	node = interval_tree_iter_first(&file->va_tree, va, va + len - 1);
+	if (!node || node->start > va || node->last < va + len - 1) {
+		mutex_unlock(&file->lock);
+		return -EFAULT;	/* not inside one allocation */
+	}
+	alloc = container_of(node, struct uemu_alloc, va);
+	if (write && !alloc->writable) {
+		ret = -EPERM;
+		goto out;
+	}
+	if (alloc->evicted) {
+		gen = file->restore_gen;
+		mutex_unlock(&file->lock);
+		left = (long)(deadline - jiffies);
+		if (left <= 0 ||
+		    !wait_event_timeout(file->restored,
+					READ_ONCE(file->restore_gen) != gen, left))
+			return -ETIMEDOUT;
+		mutex_lock(&file->lock);
+		goto again;	/* it may have been freed meanwhile */
+	}
+
+	for (done = 0; done < len; done += n) {
+		u64 off = va + done - alloc->va.start;
+		struct page *page;
+		void *kaddr;
+
+		pgoff = off >> PAGE_SHIFT;
+		n = min_t(size_t, len - done, PAGE_SIZE - offset_in_page(off));
+		page = alloc->pt[pgoff];
+		if (!page) {
+			ret = -EFAULT;	/* the CPU mapping of the range is gone */
+			break;
+		}
+		kaddr = kmap_local_page(page);
+		if (write)
+			memcpy(kaddr + offset_in_page(off), buf + done, n);
+		else
+			memcpy(buf + done, kaddr + offset_in_page(off), n);
+		kunmap_local(kaddr);
+	}
+out:
+	trace_userptr_emu_access(alloc->batch->id, alloc->handle, va, len,
+				 write, ret);
+	mutex_unlock(&file->lock);
+	return ret;
+}
+
+static int uemu_ioctl_access(struct uemu_file *file, void __user *uarg,
+			     bool write)
+{
+	struct userptr_emu_access_args args;
+	unsigned long deadline;
+	size_t done, n;
+	void *bounce;
+	u64 end;
+	int ret = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.pad || !args.size || args.size > USERPTR_EMU_ACCESS_MAX ||
+	    check_add_overflow(args.va_addr, args.size, &end))
+		return -EINVAL;
+	deadline = jiffies + msecs_to_jiffies(args.timeout_ms ?: UEMU_ACCESS_TIMEOUT_MS);
+
+	/* user memory is copied outside file->lock: its faults may invalidate */
+	bounce = kvmalloc(min_t(u64, args.size, UEMU_BOUNCE_SIZE), GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	for (done = 0; done < args.size; done += n) {
+		void __user *ptr = u64_to_user_ptr(args.ptr + done);
+
+		n = min_t(u64, args.size - done, UEMU_BOUNCE_SIZE);
+		if (write && copy_from_user(bounce, ptr, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = uemu_access_chunk(file, args.va_addr + done, bounce, n,
+					write, deadline);
+		if (ret)
+			break;
+		if (!write && copy_to_user(ptr, bounce, n)) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	kvfree(bounce);
+	return ret;
+}
+
+static int uemu_ioctl_query(struct uemu_file *file, void __user *uarg)
+{
+	struct userptr_emu_query_args args;
+	struct drm_userptr_batch *batch;
+	struct uemu_alloc *alloc;
+	unsigned int i, nranges;
+	u8 *valid = NULL;
+	int ret = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+
+	/* sized under the lock, filled under it after the allocation */
+	mutex_lock(&file->lock);
+	alloc = uemu_lookup_handle(file, args.handle);
+	nranges = alloc ? alloc->batch->nranges : 0;
+	mutex_unlock(&file->lock);
+	if (!alloc)
+		return -EINVAL;
+	if (args.valid_ptr) {
+		valid = kvmalloc(nranges, GFP_KERNEL);
+		if (!valid)
+			return -ENOMEM;
+	}
+
+	mutex_lock(&file->lock);
+	alloc = uemu_lookup_handle(file, args.handle);
+	if (!alloc || alloc->batch->nranges != nranges) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	batch = alloc->batch;
+	args.va_addr = alloc->va.start;
+	args.size = drm_userptr_batch_size(batch);
+	args.batch_id = batch->id;
+	args.evictions = alloc->evictions;
+	args.restores = alloc->restores;
+	args.num_ranges = nranges;
+	args.num_valid = nranges - batch->ninvalid;
+	args.num_failed = 0;
+	args.num_faulted = 0;
+	for (i = 0; i < nranges; i++) {
+		const struct drm_userptr_batch_range *r = &batch->ranges[i];
+
+		if (valid)
+			valid[i] = r->valid;
+		if (!r->valid && r->error)
+			args.num_failed++;
+		/* written by a running restore without the lock: a snapshot */
+		if (READ_ONCE(r->faulted))
+			args.num_faulted++;
+	}
+	args.evicted = alloc->evicted;
+	args.restoring = alloc->restoring;
+out_unlock:
+	mutex_unlock(&file->lock);
+
+	if (!ret && valid && copy_to_user(u64_to_user_ptr(args.valid_ptr), valid, nranges))
+		ret = -EFAULT;
+	if (!ret && copy_to_user(uarg, &args, sizeof(args)))
+		ret = -EFAULT;
+	kvfree(valid);
+	return ret;
+}
+
+static int uemu_ioctl_stats(struct uemu_file *file, void __user *uarg)
+{
+	struct userptr_emu_stats_args args = {};
+
+	mutex_lock(&file->lock);
+	args.file_allocs = file->nallocs;
+	args.file_ranges = file->nranges;
+	mutex_unlock(&file->lock);
+	args.dev_allocs = atomic64_read(&uemu_allocs);
+	args.dev_ranges = atomic64_read(&uemu_ranges);
+	args.dev_pages = atomic64_read(&uemu_pages);
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+static long uemu_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct uemu_file *file = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	/* as /dev/kfd: the file serves the address space that opened it */
+	if (current->mm != file->mm)
+		return -EBADF;
+
+	switch (cmd) {
+	case USERPTR_EMU_IOC_ALLOC:
+		return uemu_ioctl_alloc(file, uarg);
+	case USERPTR_EMU_IOC_ALLOC_BATCH:
+		return uemu_ioctl_alloc_batch(file, uarg);
+	case USERPTR_EMU_IOC_FREE:
+		return uemu_ioctl_free(file, uarg);
+	case USERPTR_EMU_IOC_READ:
+		return uemu_ioctl_access(file, uarg, false);
+	case USERPTR_EMU_IOC_WRITE:
+		return uemu_ioctl_access(file, uarg, true);
+	case USERPTR_EMU_IOC_QUERY:
+		return uemu_ioctl_query(file, uarg);
+	case USERPTR_EMU_IOC_STATS:
+		return uemu_ioctl_stats(file, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int uemu_open(struct inode *inode, struct file *filp)
+{
+	struct uemu_file *file;
+
+	if (!current->mm)
+		return -EINVAL;
+	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	if (!file)
+		return -ENOMEM;
+	file->mm = current->mm;
+	mmgrab(file->mm);
+	mutex_init(&file->lock);
+	mutex_init(&file->restore_lock);
+	xa_init_flags(&file->handles, XA_FLAGS_ALLOC1);
+	file->va_tree = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&file->evicted);
+	INIT_DELAYED_WORK(&file->restore_work, uemu_restore_worker);
+	init_waitqueue_head(&file->restored);
+	filp->private_data = file;
+	return 0;
+}
+
+static int uemu_release(struct inode *inode, struct file *filp)
+{
+	struct uemu_file *file = filp->private_data;
+	struct uemu_alloc *alloc, *tmp;
+	unsigned long index;
+	LIST_HEAD(dead);
+
+	mutex_lock(&file->lock);
+	file->closing = true;
+	mutex_unlock(&file->lock);
+	cancel_delayed_work_sync(&file->restore_work);
+
+	/* no ioctl runs any more: every allocation holds just its handle's reference */
+	mutex_lock(&file->lock);
+	xa_for_each(&file->handles, index, alloc) {
+		uemu_unpublish(file, alloc);
+		list_add_tail(&alloc->evicted_link, &dead);
+	}
+	mutex_unlock(&file->lock);
+	list_for_each_entry_safe(alloc, tmp, &dead, evicted_link) {
+		list_del_init(&alloc->evicted_link);
+		uemu_alloc_put(alloc);
+	}
+	xa_destroy(&file->handles);
+	mmdrop(file->mm);
+	kfree(file);
+	return 0;
+}
+
+static const struct file_operations uemu_fops = {
+	.owner = THIS_MODULE,
+	.open = uemu_open,
+	.release = uemu_release,
+	.unlocked_ioctl = uemu_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice uemu_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "userptr_emu",
+	.fops = &uemu_fops,
+	.mode = 0666,
+};
+
+module_misc_device(uemu_misc);
+
+MODULE_DESCRIPTION("Emulated GPU for batch userptr on the DRM helper");
+MODULE_LICENSE("GPL");

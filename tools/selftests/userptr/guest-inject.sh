@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Each fault-injection switch of the emulated device breaks one rule of the
+# eviction protocol; the selftest that guards that rule must then fail.
+# A switch no test notices would mean the tests cannot see that bug.
+# Runs inside the guest with --allow-splat: a broken device may also make
+# KASAN report the stale pages it reads, which is a failure too.
+set -u
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+. "$top/tools/selftests/lib/tap.sh"
+echo "TAP version 13"
+tests=$top/build/bin/userptr_emu_tests
+params=/sys/module/userptr_emu/parameters
+
+# expect_fail SWITCH TEST: with SWITCH on, TEST fails; with it off, passes
+expect_fail() {
+	local sw=$1 t=$2 out rc
+	modprobe userptr_emu || { tap_fail "modprobe userptr_emu"; return; }
+	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	if [ $rc -ne 0 ]; then
+		printf '%s\n' "$out" | grep -E '^(not )?ok|#' | tail -n 5 | tap_diag
+		tap_fail "without $sw, $t passes"
+		modprobe -r userptr_emu
+		return
+	fi
+	echo 1 >"$params/$sw"
+	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	echo 0 >"$params/$sw"
+	printf '%s\n' "$out" | grep -E '^(not )?ok|# ' | grep -v '^# *$' | tail -n 6 | tap_diag
+	if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "^not ok .*$t"; then
+		tap_ok "$sw makes $t fail"
+	else
+		tap_fail "$sw makes $t fail (it passed)"
+	fi
+	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
+}
+
+expect_fail inject_ignore_invalidate inv.madv_dontneed
+expect_fail inject_ignore_invalidate inv.mremap_onto_range
+expect_fail inject_never_restore inv.madv_dontneed
+expect_fail inject_skip_seq_check inv.invalidate_between_fault_and_commit
+[ $TAP_FAILED -eq 0 ]

@@ -1,0 +1,1114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftests of batch userptr through the emulated device, /dev/userptr_emu
+ * (kernel/userptr-emu), in the style of the kernel's hmm-tests: the device
+ * reads and writes the registered memory through its own page table, and
+ * every test compares what the device sees with what the CPU sees, after
+ * the memory was moved, freed, swapped, shared or protected under it.
+ *
+ * Run as root in the guest: the tests set module parameters of the device
+ * through sysfs, and the MADV_PAGEOUT test needs swap (it skips without).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "userptr_emu_uapi.h"
+#include "kselftest_harness.h"
+
+#define DEV		"/dev/userptr_emu"
+#define PARAM_DIR	"/sys/module/userptr_emu/parameters/"
+#define DEV_VA		0x100000000000ULL	/* device address of the first allocation */
+#define FLAGS_RW	(USERPTR_EMU_FLAG_USERPTR | USERPTR_EMU_FLAG_WRITABLE)
+#define KIB		1024ULL
+#define MIB		(1024 * KIB)
+
+static size_t page_size;
+
+/* --- memory layouts: scattered ranges, in a shuffled device order --- */
+
+struct layout {
+	unsigned int n;
+	struct userptr_emu_range *r;	/* device order */
+	uint64_t *file_off;		/* of each range, when file-backed */
+	char *base;			/* the reservation holding them */
+	size_t span;
+	uint64_t total;
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* xorshift64*: reproducible from the seed */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/* one word of the pattern a range is filled with */
+static uint64_t pattern(uint64_t tag, size_t word)
+{
+	return tag ^ (word * 0x9E3779B97F4A7C15ULL);
+}
+
+static void fill(void *p, size_t size, uint64_t tag)
+{
+	uint64_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 8; i++)
+		w[i] = pattern(tag, i);
+}
+
+/* first differing byte offset of a and b, or -1 */
+static long first_diff(const void *a, const void *b, size_t size)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	if (!memcmp(a, b, size))
+		return -1;
+	for (i = 0; i < size; i++)
+		if (x[i] != y[i])
+			return i;
+	return -1;
+}
+
+/*
+ * n ranges of the given sizes (in device order), each with an unmapped
+ * guard page after it so that no two are adjacent, in an address order
+ * shuffled from the device order. fd >= 0 maps the ranges from that file
+ * (MAP_SHARED) at consecutive file offsets, else anonymous private memory.
+ */
+static int layout_make(struct layout *l, unsigned int n, const size_t *sizes,
+		       uint64_t seed, int fd)
+{
+	unsigned int *order, i, j;
+	off_t foff = 0;
+	char *p;
+
+	memset(l, 0, sizeof(*l));
+	l->n = n;
+	l->r = calloc(n, sizeof(*l->r));
+	l->file_off = calloc(n, sizeof(*l->file_off));
+	order = calloc(n, sizeof(*order));
+	if (!l->r || !l->file_off || !order)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		l->span += sizes[i] + page_size;
+		l->total += sizes[i];
+		order[i] = i;
+	}
+	for (i = n - 1; i > 0; i--) {
+		j = rng_next(&seed) % (i + 1);
+		unsigned int t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	l->base = mmap(NULL, l->span, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (l->base == MAP_FAILED)
+		return -errno;
+	p = l->base;
+	for (i = 0; i < n; i++) {
+		unsigned int k = order[i];	/* the range placed i-th in memory */
+		void *m;
+
+		if (fd >= 0)
+			m = mmap(p, sizes[k], PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED, fd, foff);
+		else
+			m = mmap(p, sizes[k], PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (m == MAP_FAILED)
+			return -errno;
+		l->file_off[k] = foff;
+		foff += sizes[k];
+		l->r[k].start = (uintptr_t)p;
+		l->r[k].size = sizes[k];
+		p += sizes[k] + page_size;
+	}
+	for (i = 0; i < n; i++)
+		fill((void *)(uintptr_t)l->r[i].start, l->r[i].size, seed + i);
+	free(order);
+	return 0;
+}
+
+static void layout_free(struct layout *l)
+{
+	if (l->base && l->base != MAP_FAILED)
+		munmap(l->base, l->span);
+	free(l->r);
+	free(l->file_off);
+	memset(l, 0, sizeof(*l));
+}
+
+static void *range_ptr(const struct layout *l, unsigned int i)
+{
+	return (void *)(uintptr_t)l->r[i].start;
+}
+
+/* device offset of range i */
+static uint64_t range_off(const struct layout *l, unsigned int i)
+{
+	uint64_t off = 0;
+
+	while (i--)
+		off += l->r[i].size;
+	return off;
+}
+
+/* --- the device --- */
+
+static int emu_alloc_batch(int fd, uint64_t va, const struct layout *l,
+			   uint32_t flags, uint64_t *handle)
+{
+	struct userptr_emu_alloc_batch_args a = {
+		.va_addr = va,
+		.total_size = l->total,
+		.ranges_ptr = (uintptr_t)l->r,
+		.num_ranges = l->n,
+		.gpu_id = USERPTR_EMU_GPU_ID,
+		.flags = flags,
+	};
+
+	if (ioctl(fd, USERPTR_EMU_IOC_ALLOC_BATCH, &a))
+		return -errno;
+	*handle = a.handle;
+	return 0;
+}
+
+static int emu_alloc(int fd, uint64_t va, uint64_t cpu, uint64_t size,
+		     uint32_t flags, uint64_t *handle)
+{
+	struct userptr_emu_alloc_args a = {
+		.va_addr = va,
+		.size = size,
+		.mmap_offset = cpu,
+		.gpu_id = USERPTR_EMU_GPU_ID,
+		.flags = flags,
+	};
+
+	if (ioctl(fd, USERPTR_EMU_IOC_ALLOC, &a))
+		return -errno;
+	*handle = a.handle;
+	return 0;
+}
+
+static int emu_free(int fd, uint64_t handle)
+{
+	struct userptr_emu_free_args a = { .handle = handle };
+
+	return ioctl(fd, USERPTR_EMU_IOC_FREE, &a) ? -errno : 0;
+}
+
+static int emu_access(int fd, bool write, uint64_t va, void *buf, uint64_t size)
+{
+	struct userptr_emu_access_args a = {
+		.va_addr = va,
+		.size = size,
+		.ptr = (uintptr_t)buf,
+		.timeout_ms = 20000,
+	};
+	uint64_t done, n;
+
+	for (done = 0; done < size; done += n) {
+		n = size - done < USERPTR_EMU_ACCESS_MAX ? size - done : USERPTR_EMU_ACCESS_MAX;
+		a.va_addr = va + done;
+		a.ptr = (uintptr_t)buf + done;
+		a.size = n;
+		if (ioctl(fd, write ? USERPTR_EMU_IOC_WRITE : USERPTR_EMU_IOC_READ, &a))
+			return -errno;
+	}
+	return 0;
+}
+
+static int emu_query(int fd, uint64_t handle, struct userptr_emu_query_args *q,
+		     uint8_t *valid)
+{
+	memset(q, 0, sizeof(*q));
+	q->handle = handle;
+	q->valid_ptr = (uintptr_t)valid;
+	return ioctl(fd, USERPTR_EMU_IOC_QUERY, q) ? -errno : 0;
+}
+
+static struct userptr_emu_stats_args emu_stats(int fd)
+{
+	struct userptr_emu_stats_args s = {};
+
+	if (ioctl(fd, USERPTR_EMU_IOC_STATS, &s))
+		memset(&s, 0xff, sizeof(s));
+	return s;
+}
+
+/* wait until the allocation is no longer evicted (restored) */
+static int emu_wait_restored(int fd, uint64_t handle, struct userptr_emu_query_args *q)
+{
+	int i, ret;
+
+	for (i = 0; i < 20000; i++) {
+		ret = emu_query(fd, handle, q, NULL);
+		if (ret || !q->evicted)
+			return ret;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int param_write(const char *name, const char *value)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static unsigned long param_read(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * The device's view of the whole allocation equals the CPU's view of every
+ * range, in device order. Ranges listed in skip are not compared.
+ */
+static int device_matches_cpu(struct __test_metadata *_metadata, int fd,
+			      uint64_t va, const struct layout *l, int skip)
+{
+	char *buf = malloc(l->total);
+	uint64_t off = 0;
+	unsigned int i;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = emu_access(fd, false, va, buf, l->total);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	for (i = 0; i < l->n; off += l->r[i].size, i++) {
+		long d;
+
+		if ((int)i == skip)
+			continue;
+		d = first_diff(buf + off, range_ptr(l, i), l->r[i].size);
+		if (d >= 0) {
+			TH_LOG("range %u differs at offset %ld", i, d);
+			free(buf);
+			return -EIO;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* like device_matches_cpu(), one range at a time, skipping range skip */
+static int ranges_match(struct __test_metadata *_metadata, int fd, uint64_t va,
+			const struct layout *l, unsigned int skip)
+{
+	uint64_t off = 0;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < l->n && !ret; off += l->r[i].size, i++) {
+		char *buf;
+
+		if (i == skip)
+			continue;
+		buf = malloc(l->r[i].size);
+		if (!buf)
+			return -ENOMEM;
+		ret = emu_access(fd, false, va + off, buf, l->r[i].size);
+		if (!ret && first_diff(buf, range_ptr(l, i), l->r[i].size) >= 0) {
+			TH_LOG("range %u differs", i);
+			ret = -EIO;
+		}
+		free(buf);
+	}
+	return ret;
+}
+
+static bool swapped_out(const void *p, size_t size)
+{
+	size_t i, n = size / page_size;
+	uint64_t e;
+	int fd;
+	bool all = true;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		off_t off = ((uintptr_t)p / page_size + i) * sizeof(e);
+
+		if (pread(fd, &e, sizeof(e), off) != sizeof(e) ||
+		    (e & (1ULL << 63)) || !(e & (1ULL << 62))) {
+			all = false;	/* present, or not swapped */
+			break;
+		}
+	}
+	close(fd);
+	return all;
+}
+
+/* ---------------- registration ---------------- */
+
+FIXTURE(reg)
+{
+	int fd;
+	struct layout l;
+	size_t *sizes;
+};
+
+FIXTURE_VARIANT(reg)
+{
+	unsigned int n;
+	size_t size;		/* 0: a reproducible mix from 4 KiB to max_size */
+	size_t max_size;
+};
+
+FIXTURE_VARIANT_ADD(reg, r1_4k) { .n = 1, .size = 4 * KIB };
+FIXTURE_VARIANT_ADD(reg, r2_mixed) { .n = 2, .max_size = 64 * MIB };
+FIXTURE_VARIANT_ADD(reg, r64_mixed) { .n = 64, .max_size = 16 * MIB };
+FIXTURE_VARIANT_ADD(reg, r16_2m) { .n = 16, .size = 2 * MIB };
+FIXTURE_VARIANT_ADD(reg, r4_64m) { .n = 4, .size = 64 * MIB };
+FIXTURE_VARIANT_ADD(reg, r4096_4k) { .n = 4096, .size = 4 * KIB };
+FIXTURE_VARIANT_ADD(reg, r4096_mixed) { .n = 4096, .max_size = 64 * KIB };
+FIXTURE_VARIANT_ADD(reg, r8192_4k) { .n = 8192, .size = 4 * KIB };
+
+FIXTURE_SETUP(reg)
+{
+	uint64_t seed = 42 + variant->n;
+	unsigned int i, max_order;
+
+	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", DEV, strerror(errno));
+	self->sizes = calloc(variant->n, sizeof(*self->sizes));
+	ASSERT_NE(NULL, self->sizes);
+	/* a mix is log-uniform in pages: as many small ranges as large ones */
+	max_order = variant->size ? 0 : __builtin_ctzll(variant->max_size / page_size);
+	for (i = 0; i < variant->n; i++)
+		self->sizes[i] = variant->size ?:
+				 page_size << (rng_next(&seed) % (max_order + 1));
+	if (!variant->size)
+		self->sizes[variant->n - 1] = variant->max_size;	/* the largest, once */
+	ASSERT_EQ(0, layout_make(&self->l, variant->n, self->sizes, 7, -1));
+}
+
+FIXTURE_TEARDOWN(reg)
+{
+	struct userptr_emu_stats_args s = emu_stats(self->fd);
+
+	/* every test frees what it registered */
+	EXPECT_EQ(0, s.file_allocs);
+	EXPECT_EQ(0, s.file_ranges);
+	close(self->fd);
+	layout_free(&self->l);
+	free(self->sizes);
+}
+
+TEST_F_TIMEOUT(reg, device_reads_cpu_data, 300)
+{
+	struct userptr_emu_query_args q;
+	uint64_t h;
+
+	ASSERT_EQ(0, emu_alloc_batch(self->fd, DEV_VA, &self->l, FLAGS_RW, &h));
+	ASSERT_EQ(0, emu_query(self->fd, h, &q, NULL));
+	EXPECT_EQ(variant->n, q.num_ranges);
+	EXPECT_EQ(variant->n, q.num_valid);
+	EXPECT_EQ(self->l.total, q.size);
+	EXPECT_EQ(DEV_VA, q.va_addr);
+	EXPECT_EQ(0, q.evicted);
+	EXPECT_EQ(variant->n, emu_stats(self->fd).file_ranges);
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	EXPECT_EQ(0, emu_free(self->fd, h));
+}
+
+TEST_F_TIMEOUT(reg, device_writes_reach_cpu, 300)
+{
+	char *buf = malloc(self->l.total);
+	uint64_t h, off = 0;
+	unsigned int i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, emu_alloc_batch(self->fd, DEV_VA, &self->l, FLAGS_RW, &h));
+	fill(buf, self->l.total, 0xabcdef);
+	ASSERT_EQ(0, emu_access(self->fd, true, DEV_VA, buf, self->l.total));
+	for (i = 0; i < self->l.n; off += self->l.r[i].size, i++)
+		ASSERT_EQ(-1, first_diff(buf + off, range_ptr(&self->l, i),
+					 self->l.r[i].size)) TH_LOG("range %u", i);
+	EXPECT_EQ(0, emu_free(self->fd, h));
+	free(buf);
+}
+
+/* one allocation per range and one batch give the device the same bytes */
+TEST_F_TIMEOUT(reg, per_range_equals_batch, 300)
+{
+	uint64_t va2 = DEV_VA + (1ULL << 40), hb, off = 0;
+	uint64_t *h = calloc(self->l.n, sizeof(*h));
+	char *a = malloc(self->l.total), *b = malloc(self->l.total);
+	unsigned int i;
+
+	ASSERT_TRUE(h && a && b);
+	ASSERT_EQ(0, emu_alloc_batch(self->fd, DEV_VA, &self->l, FLAGS_RW, &hb));
+	for (i = 0; i < self->l.n; off += self->l.r[i].size, i++)
+		ASSERT_EQ(0, emu_alloc(self->fd, va2 + off, self->l.r[i].start,
+				       self->l.r[i].size, FLAGS_RW, &h[i]));
+	EXPECT_EQ(self->l.n + 1, emu_stats(self->fd).file_allocs);
+	ASSERT_EQ(0, emu_access(self->fd, false, DEV_VA, a, self->l.total));
+	off = 0;
+	for (i = 0; i < self->l.n; off += self->l.r[i].size, i++)
+		ASSERT_EQ(0, emu_access(self->fd, false, va2 + off, b + off,
+					self->l.r[i].size));
+	EXPECT_EQ(-1, first_diff(a, b, self->l.total));
+	for (i = 0; i < self->l.n; i++)
+		ASSERT_EQ(0, emu_free(self->fd, h[i]));
+	EXPECT_EQ(0, emu_free(self->fd, hb));
+	free(h);
+	free(a);
+	free(b);
+}
+
+/* ---------------- invalidation ---------------- */
+
+#define NINV	8
+
+FIXTURE(inv)
+{
+	int fd;
+	struct layout l;
+	uint64_t h;
+};
+
+FIXTURE_SETUP(inv)
+{
+	const size_t sizes[NINV] = { 4 * KIB, 64 * KIB, 2 * MIB, 8 * KIB,
+				     1 * MIB, 4 * KIB, 4 * MIB, 12 * KIB };
+
+	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", DEV, strerror(errno));
+	ASSERT_EQ(0, layout_make(&self->l, NINV, sizes, 99, -1));
+	ASSERT_EQ(0, emu_alloc_batch(self->fd, DEV_VA, &self->l, FLAGS_RW, &self->h));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+}
+
+FIXTURE_TEARDOWN(inv)
+{
+	EXPECT_EQ(0, emu_free(self->fd, self->h));
+	EXPECT_EQ(0, emu_stats(self->fd).file_ranges);
+	close(self->fd);
+	layout_free(&self->l);
+}
+
+/* read range i through the device */
+static int read_range(int fd, const struct layout *l, unsigned int i, void *buf)
+{
+	return emu_access(fd, false, DEV_VA + range_off(l, i), buf, l->r[i].size);
+}
+
+TEST_F(inv, madv_dontneed)
+{
+	struct userptr_emu_query_args q;
+	unsigned int k = 2;
+
+	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
+	/* the device sees the zero pages the CPU sees now, never the old data */
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	EXPECT_GE(q.evictions, 1);
+	EXPECT_GE(q.restores, 1);
+	EXPECT_EQ(NINV, q.num_valid);
+	/* and what the CPU writes next */
+	fill(range_ptr(&self->l, k), self->l.r[k].size, 0x5151);
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+}
+
+TEST_F(inv, munmap_one_range)
+{
+	struct userptr_emu_query_args q;
+	uint8_t valid[NINV];
+	char *buf = malloc(self->l.r[4].size);
+	unsigned int k = 4, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, munmap(range_ptr(&self->l, k), self->l.r[k].size));
+	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, valid));
+	EXPECT_EQ(1, q.num_failed);
+	EXPECT_EQ(NINV - 1, q.num_valid);
+	for (i = 0; i < NINV; i++)
+		EXPECT_EQ(i != k, valid[i]) TH_LOG("range %u", i);
+	/* the range is gone for the device; the rest of the batch works */
+	EXPECT_EQ(-EFAULT, read_range(self->fd, &self->l, k, buf));
+	EXPECT_EQ(0, ranges_match(_metadata, self->fd, DEV_VA, &self->l, k));
+	free(buf);
+}
+
+TEST_F(inv, munmap_part_of_a_range)
+{
+	struct userptr_emu_query_args q;
+	char *buf = malloc(self->l.r[2].size);
+	unsigned int k = 2;
+
+	ASSERT_NE(NULL, buf);
+	/* the second half of range k */
+	ASSERT_EQ(0, munmap((char *)range_ptr(&self->l, k) + self->l.r[k].size / 2,
+			    self->l.r[k].size / 2));
+	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	EXPECT_EQ(1, q.num_failed);
+	EXPECT_EQ(-EFAULT, read_range(self->fd, &self->l, k, buf));
+	EXPECT_EQ(0, ranges_match(_metadata, self->fd, DEV_VA, &self->l, k));
+	free(buf);
+}
+
+TEST_F(inv, munmap_all)
+{
+	struct userptr_emu_query_args q;
+	char buf[4096];
+	unsigned int i;
+
+	for (i = 0; i < NINV; i++)
+		ASSERT_EQ(0, munmap(range_ptr(&self->l, i), self->l.r[i].size));
+	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	EXPECT_EQ(NINV, q.num_failed);
+	EXPECT_EQ(0, q.num_valid);
+	EXPECT_EQ(0, emu_stats(self->fd).dev_pages);
+	for (i = 0; i < NINV; i++)
+		EXPECT_EQ(-EFAULT, emu_access(self->fd, false, DEV_VA + range_off(&self->l, i),
+					      buf, sizeof(buf)));
+}
+
+/* new memory moved onto a range's address: the device follows it */
+TEST_F(inv, mremap_onto_range)
+{
+	unsigned int k = 1;
+	size_t size = self->l.r[k].size;
+	void *fresh = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, fresh);
+	fill(fresh, size, 0x77);
+	ASSERT_EQ(range_ptr(&self->l, k),
+		  mremap(fresh, size, size, MREMAP_MAYMOVE | MREMAP_FIXED,
+			 range_ptr(&self->l, k)));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+}
+
+/* a range moved away: its old address is gone for the device */
+TEST_F(inv, mremap_away)
+{
+	struct userptr_emu_query_args q;
+	unsigned int k = 3;
+	size_t size = self->l.r[k].size;
+	void *dst = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char buf[4096];
+
+	ASSERT_NE(MAP_FAILED, dst);
+	ASSERT_EQ(dst, mremap(range_ptr(&self->l, k), size, size,
+			      MREMAP_MAYMOVE | MREMAP_FIXED, dst));
+	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	EXPECT_EQ(1, q.num_failed);
+	EXPECT_EQ(-EFAULT, emu_access(self->fd, false, DEV_VA + range_off(&self->l, k),
+				      buf, sizeof(buf)));
+	munmap(dst, size);
+}
+
+TEST_F(inv, madv_pageout_with_swap)
+{
+	unsigned int k = 6;	/* 4 MiB */
+	void *p = range_ptr(&self->l, k);
+	size_t size = self->l.r[k].size;
+
+	if (system("grep -q zram0 /proc/swaps"))
+		SKIP(return, "no zram swap set up");
+	/* hold the restore off, so the pages stay out while we look */
+	ASSERT_EQ(0, param_write("restore_delay_ms", "3000"));
+	ASSERT_EQ(0, madvise(p, size, MADV_PAGEOUT));
+	/* unpinned pages leave RAM: pinned ones would stay */
+	EXPECT_TRUE(swapped_out(p, size));
+	ASSERT_EQ(0, param_write("restore_delay_ms", "1"));
+	/* the device waits for the restore, which swaps them back in */
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	fill(p, size, 99);
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+}
+
+/* fork: the parent's registration follows the parent's pages after COW */
+TEST_F(inv, fork_cow)
+{
+	unsigned int k = 5;
+	char *p = range_ptr(&self->l, k);
+	size_t size = self->l.r[k].size;
+	char *buf = malloc(size);
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(NULL, buf);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		fill(p, size, 0xc0c0);	/* the child's copy */
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	fill(p, size, 0xfafa);		/* the parent's copy */
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+
+	/* a device write lands in the parent's copy */
+	fill(buf, size, 0xd0d0);
+	ASSERT_EQ(0, emu_access(self->fd, true, DEV_VA + range_off(&self->l, k), buf, size));
+	EXPECT_EQ(-1, first_diff(buf, p, size));
+	free(buf);
+}
+
+TEST_F(inv, mprotect_read_only)
+{
+	struct userptr_emu_query_args q;
+	unsigned int k = 1;
+	char buf[4096];
+
+	/* a writable registration cannot map read-only memory */
+	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size, PROT_READ));
+	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	EXPECT_EQ(1, q.num_failed);
+	EXPECT_EQ(-EFAULT, emu_access(self->fd, false, DEV_VA + range_off(&self->l, k),
+				      buf, sizeof(buf)));
+	EXPECT_EQ(0, ranges_match(_metadata, self->fd, DEV_VA, &self->l, k));
+	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size,
+			      PROT_READ | PROT_WRITE));
+}
+
+/* a read-only registration of read-only memory: reads work, writes do not */
+TEST_F(inv, read_only_registration)
+{
+	unsigned int k = 1;
+	uint64_t h = 0, va = DEV_VA + (1ULL << 40);
+	char buf[4096];
+
+	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size, PROT_READ));
+	ASSERT_EQ(0, emu_alloc(self->fd, va, self->l.r[k].start, self->l.r[k].size,
+			       USERPTR_EMU_FLAG_USERPTR, &h));
+	ASSERT_EQ(0, emu_access(self->fd, false, va, buf, sizeof(buf)));
+	EXPECT_EQ(-1, first_diff(buf, range_ptr(&self->l, k), sizeof(buf)));
+	EXPECT_EQ(-EPERM, emu_access(self->fd, true, va, buf, sizeof(buf)));
+	EXPECT_EQ(0, emu_free(self->fd, h));
+	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size,
+			      PROT_READ | PROT_WRITE));
+}
+
+/* a THP split under a registered range */
+TEST_F(inv, thp_split)
+{
+	size_t size = 4 * MIB;
+	char *raw = mmap(NULL, size + 2 * MIB, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = (char *)(((uintptr_t)raw + 2 * MIB - 1) & ~(2 * MIB - 1));
+	struct userptr_emu_range r = { (uintptr_t)p, size };
+	struct layout l = { .n = 1, .r = &r, .total = size };
+	uint64_t h = 0, va = DEV_VA + (1ULL << 40);
+
+	ASSERT_NE(MAP_FAILED, raw);
+	ASSERT_EQ(0, madvise(p, size, MADV_HUGEPAGE));
+	fill(p, size, 0x7070);
+	ASSERT_EQ(0, emu_alloc_batch(self->fd, va, &l, FLAGS_RW, &h));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
+	/* protecting one page splits the huge page mapping */
+	ASSERT_EQ(0, mprotect(p + 2 * MIB + 4096, 4096, PROT_READ));
+	ASSERT_EQ(0, mprotect(p + 2 * MIB + 4096, 4096, PROT_READ | PROT_WRITE));
+	fill(p + MIB, MIB, 0x7171);
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
+	EXPECT_EQ(0, emu_free(self->fd, h));
+	munmap(raw, size + 2 * MIB);
+}
+
+/* shmem: ranges of a memfd, mapped shared */
+TEST_F(inv, memfd_shared)
+{
+	const size_t sizes[4] = { 8 * KIB, 1 * MIB, 4 * KIB, 64 * KIB };
+	struct layout l;
+	uint64_t h = 0, va = DEV_VA + (1ULL << 40);
+	int mfd = memfd_create("userptr", MFD_CLOEXEC);
+	char *view, *buf;
+	unsigned int i;
+
+	ASSERT_GE(mfd, 0);
+	ASSERT_EQ(0, ftruncate(mfd, 2 * MIB));
+	ASSERT_EQ(0, layout_make(&l, 4, sizes, 5, mfd));
+	ASSERT_EQ(0, emu_alloc_batch(self->fd, va, &l, FLAGS_RW, &h));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
+
+	/* a device write shows through another mapping of the file */
+	view = mmap(NULL, 2 * MIB, PROT_READ, MAP_SHARED, mfd, 0);
+	ASSERT_NE(MAP_FAILED, view);
+	buf = malloc(l.total);
+	ASSERT_NE(NULL, buf);
+	fill(buf, l.total, 0x3333);
+	ASSERT_EQ(0, emu_access(self->fd, true, va, buf, l.total));
+	for (i = 0; i < l.n; i++)
+		EXPECT_EQ(-1, first_diff(view + l.file_off[i], buf + range_off(&l, i),
+					 l.r[i].size)) TH_LOG("range %u", i);
+
+	/* punching a hole in the file invalidates the ranges over it */
+	ASSERT_EQ(0, fallocate(mfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 2 * MIB));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
+	EXPECT_EQ(0, emu_free(self->fd, h));
+	munmap(view, 2 * MIB);
+	layout_free(&l);
+	close(mfd);
+	free(buf);
+}
+
+/*
+ * Invalidate range k after the restore faulted it and before it commits:
+ * the commit must see the moved sequence and fault again, never map the
+ * page it faulted first (inject_skip_seq_check makes exactly that mistake).
+ */
+TEST_F(inv, invalidate_between_fault_and_commit)
+{
+	struct userptr_emu_query_args q;
+	unsigned int k = 0, i;
+
+	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "1500"));
+	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
+	/* wait for the restore to be in the window */
+	for (i = 0; i < 10000; i++) {
+		ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+		if (q.restoring && q.num_faulted)
+			break;
+		usleep(500);
+	}
+	ASSERT_TRUE(q.restoring && q.num_faulted) TH_LOG("restore never got between fault and commit");
+	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
+	fill(range_ptr(&self->l, k), self->l.r[k].size, 0x4242);
+	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "0"));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+}
+
+/* ---------------- cross-invalidation race ---------------- */
+
+struct storm {
+	struct layout *l;
+	volatile bool stop;
+	unsigned long rounds;
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm *s = arg;
+	uint64_t seed = 1234;
+
+	while (!s->stop) {
+		unsigned int i = rng_next(&seed) % s->l->n;
+
+		madvise(range_ptr(s->l, i), s->l->r[i].size, MADV_DONTNEED);
+		s->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * A thread invalidates ranges non-stop while 4096 ranges register: the
+ * registration completes or gives up with EBUSY at its deadline; it never
+ * hangs and never commits a stale page.
+ */
+TEST_F_TIMEOUT(inv, register_4096_under_invalidation_storm, 300)
+{
+	size_t *sizes = calloc(4096, sizeof(*sizes));
+	struct storm s = {};
+	struct layout l;
+	pthread_t t;
+	uint64_t h = 0, va = DEV_VA + (1ULL << 40);
+	unsigned int i;
+	int ret;
+
+	ASSERT_NE(NULL, sizes);
+	for (i = 0; i < 4096; i++)
+		sizes[i] = 4 * KIB;
+	ASSERT_EQ(0, layout_make(&l, 4096, sizes, 11, -1));
+	s.l = &l;
+	ASSERT_EQ(0, pthread_create(&t, NULL, storm_thread, &s));
+	ret = emu_alloc_batch(self->fd, va, &l, FLAGS_RW, &h);
+	s.stop = true;
+	pthread_join(t, NULL);
+	TH_LOG("registration: %s after %lu invalidations", ret ? strerror(-ret) : "ok", s.rounds);
+	ASSERT_TRUE(ret == 0 || ret == -EBUSY) TH_LOG("ret %d", ret);
+	if (!ret) {
+		/* quiet now: the device must match the CPU everywhere */
+		EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
+		EXPECT_EQ(0, emu_free(self->fd, h));
+	} else {
+		EXPECT_EQ(1, emu_stats(self->fd).file_allocs);	/* the fixture's */
+	}
+	layout_free(&l);
+	free(sizes);
+}
+
+/* ---------------- process exit ---------------- */
+
+TEST(exit_with_live_batches)
+{
+	const size_t sizes[3] = { 4 * KIB, 1 * MIB, 8 * KIB };
+	struct userptr_emu_stats_args before, after;
+	int fd = open(DEV, O_RDWR | O_CLOEXEC), status, i;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	before = emu_stats(fd);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct layout l;
+		uint64_t h;
+		int cfd = open(DEV, O_RDWR | O_CLOEXEC);
+
+		if (cfd < 0 || layout_make(&l, 3, sizes, 3, -1))
+			_exit(2);
+		for (i = 0; i < 4; i++)
+			if (emu_alloc_batch(cfd, DEV_VA + i * (1ULL << 30), &l, FLAGS_RW, &h))
+				_exit(3);
+		/* exit with everything registered and mapped */
+		_exit(emu_stats(cfd).file_allocs == 4 ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	after = emu_stats(fd);
+	EXPECT_EQ(before.dev_allocs, after.dev_allocs);
+	EXPECT_EQ(before.dev_ranges, after.dev_ranges);
+	EXPECT_EQ(before.dev_pages, after.dev_pages);
+	close(fd);
+}
+
+/* ---------------- bad input ---------------- */
+
+FIXTURE(bad)
+{
+	int fd;
+	struct layout l;
+	struct userptr_emu_stats_args before;
+	uint64_t h;
+};
+
+enum bad_case {
+	BAD_NO_RANGES, BAD_NULL_PTR, BAD_START_UNALIGNED, BAD_SIZE_UNALIGNED,
+	BAD_SIZE_ZERO, BAD_WRAP, BAD_ABOVE_USER, BAD_OVERLAP, BAD_SUM_LESS,
+	BAD_SUM_MORE, BAD_OVER_CAP, BAD_NO_USERPTR_FLAG, BAD_UNKNOWN_FLAG,
+	BAD_PAD, BAD_GPU_ID, BAD_VA_UNALIGNED, BAD_VA_WRAP, BAD_VA_IN_USE,
+	BAD_RANGES_PTR_FAULT, BAD_NOT_MAPPED, BAD_RW_OF_READ_ONLY,
+	BAD_FREE_UNKNOWN, BAD_OTHER_PROCESS,
+};
+
+FIXTURE_VARIANT(bad)
+{
+	enum bad_case c;
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(bad, no_ranges) { BAD_NO_RANGES, EINVAL };
+FIXTURE_VARIANT_ADD(bad, null_ranges_ptr) { BAD_NULL_PTR, EINVAL };
+FIXTURE_VARIANT_ADD(bad, start_unaligned) { BAD_START_UNALIGNED, EINVAL };
+FIXTURE_VARIANT_ADD(bad, size_unaligned) { BAD_SIZE_UNALIGNED, EINVAL };
+FIXTURE_VARIANT_ADD(bad, size_zero) { BAD_SIZE_ZERO, EINVAL };
+FIXTURE_VARIANT_ADD(bad, range_wraps) { BAD_WRAP, EOVERFLOW };
+FIXTURE_VARIANT_ADD(bad, above_user_space) { BAD_ABOVE_USER, EFAULT };
+FIXTURE_VARIANT_ADD(bad, ranges_overlap) { BAD_OVERLAP, EINVAL };
+FIXTURE_VARIANT_ADD(bad, total_too_big) { BAD_SUM_LESS, EINVAL };
+FIXTURE_VARIANT_ADD(bad, total_too_small) { BAD_SUM_MORE, EINVAL };
+FIXTURE_VARIANT_ADD(bad, over_the_cap) { BAD_OVER_CAP, E2BIG };
+FIXTURE_VARIANT_ADD(bad, no_userptr_flag) { BAD_NO_USERPTR_FLAG, EINVAL };
+FIXTURE_VARIANT_ADD(bad, unknown_flag) { BAD_UNKNOWN_FLAG, EINVAL };
+FIXTURE_VARIANT_ADD(bad, pad_not_zero) { BAD_PAD, EINVAL };
+FIXTURE_VARIANT_ADD(bad, unknown_gpu_id) { BAD_GPU_ID, EINVAL };
+FIXTURE_VARIANT_ADD(bad, va_unaligned) { BAD_VA_UNALIGNED, EINVAL };
+FIXTURE_VARIANT_ADD(bad, va_wraps) { BAD_VA_WRAP, EOVERFLOW };
+FIXTURE_VARIANT_ADD(bad, va_in_use) { BAD_VA_IN_USE, EADDRINUSE };
+FIXTURE_VARIANT_ADD(bad, ranges_ptr_unmapped) { BAD_RANGES_PTR_FAULT, EFAULT };
+FIXTURE_VARIANT_ADD(bad, cpu_range_not_mapped) { BAD_NOT_MAPPED, EFAULT };
+FIXTURE_VARIANT_ADD(bad, writable_of_read_only) { BAD_RW_OF_READ_ONLY, EPERM };
+FIXTURE_VARIANT_ADD(bad, free_unknown_handle) { BAD_FREE_UNKNOWN, EINVAL };
+FIXTURE_VARIANT_ADD(bad, fd_of_other_process) { BAD_OTHER_PROCESS, EBADF };
+
+FIXTURE_SETUP(bad)
+{
+	const size_t sizes[3] = { 8 * KIB, 4 * KIB, 64 * KIB };
+
+	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0);
+	ASSERT_EQ(0, layout_make(&self->l, 3, sizes, 17, -1));
+	self->before = emu_stats(self->fd);
+	self->h = 0;
+}
+
+FIXTURE_TEARDOWN(bad)
+{
+	struct userptr_emu_stats_args s = emu_stats(self->fd);
+
+	if (self->h)
+		EXPECT_EQ(0, emu_free(self->fd, self->h));
+	/* nothing left behind: no allocation, no notifier, no mapped page */
+	s = emu_stats(self->fd);
+	EXPECT_EQ(0, s.file_allocs);
+	EXPECT_EQ(0, s.file_ranges);
+	EXPECT_EQ(self->before.dev_allocs, s.dev_allocs);
+	EXPECT_EQ(self->before.dev_ranges, s.dev_ranges);
+	EXPECT_EQ(self->before.dev_pages, s.dev_pages);
+	close(self->fd);
+	layout_free(&self->l);
+}
+
+TEST_F(bad, alloc_batch)
+{
+	struct userptr_emu_alloc_batch_args a = {
+		.va_addr = DEV_VA,
+		.total_size = self->l.total,
+		.ranges_ptr = (uintptr_t)self->l.r,
+		.num_ranges = self->l.n,
+		.gpu_id = USERPTR_EMU_GPU_ID,
+		.flags = FLAGS_RW,
+	};
+	struct userptr_emu_range *r = self->l.r, *big = NULL;
+	unsigned long cap;
+	int ret, status;
+	pid_t pid;
+
+	switch (variant->c) {
+	case BAD_NO_RANGES: a.num_ranges = 0; break;
+	case BAD_NULL_PTR: a.ranges_ptr = 0; break;
+	case BAD_START_UNALIGNED: r[1].start += 512; break;
+	case BAD_SIZE_UNALIGNED: r[1].size -= 512; a.total_size -= 512; break;
+	case BAD_SIZE_ZERO: a.total_size -= r[1].size; r[1].size = 0; break;
+	case BAD_WRAP: r[1].start = -8192ULL; r[1].size = 16384; a.total_size += 12288; break;
+	case BAD_ABOVE_USER: r[1].start = 1ULL << 57; break;
+	case BAD_OVERLAP: r[1].start = r[0].start + 4096; break;
+	case BAD_SUM_LESS: a.total_size += 4096; break;
+	case BAD_SUM_MORE: a.total_size -= 4096; break;
+	case BAD_OVER_CAP:
+		cap = param_read("/sys/module/drm_userptr_batch/parameters/max_ranges");
+		ASSERT_GT(cap, 0);
+		a.num_ranges = cap + 1;		/* checked before the array is read */
+		break;
+	case BAD_NO_USERPTR_FLAG: a.flags = USERPTR_EMU_FLAG_WRITABLE; break;
+	case BAD_UNKNOWN_FLAG: a.flags |= 1U << 7; break;
+	case BAD_PAD: a.pad = 1; break;
+	case BAD_GPU_ID: a.gpu_id = 1; break;
+	case BAD_VA_UNALIGNED: a.va_addr += 100; break;
+	case BAD_VA_WRAP: a.va_addr = -4096ULL; break;
+	case BAD_VA_IN_USE:
+		ASSERT_EQ(0, emu_alloc(self->fd, DEV_VA + 8192, r[1].start, r[1].size,
+				       FLAGS_RW, &self->h));
+		break;
+	case BAD_RANGES_PTR_FAULT:
+		big = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, big);
+		a.ranges_ptr = (uintptr_t)big;
+		break;
+	case BAD_NOT_MAPPED:
+		ASSERT_EQ(0, munmap(range_ptr(&self->l, 2), r[2].size));
+		break;
+	case BAD_RW_OF_READ_ONLY:
+		ASSERT_EQ(0, mprotect(range_ptr(&self->l, 1), r[1].size, PROT_READ));
+		break;
+	case BAD_FREE_UNKNOWN:
+		EXPECT_EQ(-variant->err, emu_free(self->fd, 12345));
+		EXPECT_EQ(-variant->err, emu_free(self->fd, 1ULL << 40));
+		return;
+	case BAD_OTHER_PROCESS:
+		/* the fd is inherited, the address space is not the opener's */
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			ret = ioctl(self->fd, USERPTR_EMU_IOC_ALLOC_BATCH, &a);
+			_exit(ret == -1 && errno == variant->err ? 0 : 1);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		return;
+	}
+	ret = ioctl(self->fd, USERPTR_EMU_IOC_ALLOC_BATCH, &a);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(variant->err, errno) TH_LOG("expected %s, got %s",
+					      strerror(variant->err), strerror(errno));
+	if (!ret)
+		emu_free(self->fd, a.handle);
+	if (big)
+		munmap(big, 4096);
+}
+
+/* the same rules for one range through the per-range ioctl */
+TEST(bad_single_range)
+{
+	const struct {
+		const char *name;
+		uint64_t start_delta, size, va;
+		uint32_t flags;
+		int err;
+	} cases[] = {
+		{ "start unaligned", 512, 8192, DEV_VA, FLAGS_RW, EINVAL },
+		{ "size unaligned", 0, 8192 - 512, DEV_VA, FLAGS_RW, EINVAL },
+		{ "size zero", 0, 0, DEV_VA, FLAGS_RW, EINVAL },
+		{ "va unaligned", 0, 8192, DEV_VA + 8, FLAGS_RW, EINVAL },
+		{ "no userptr flag", 0, 8192, DEV_VA, USERPTR_EMU_FLAG_WRITABLE, EINVAL },
+		{ "past the mapping", 0, 8192 + 4096, DEV_VA, FLAGS_RW, EFAULT },
+	};
+	struct userptr_emu_stats_args before, after;
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned int i;
+	uint64_t h = 0;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	/* what follows the mapping must not be mapped */
+	munmap(p + 8192, 4096);
+	before = emu_stats(fd);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		EXPECT_EQ(-cases[i].err,
+			  emu_alloc(fd, cases[i].va, (uintptr_t)p + cases[i].start_delta,
+				    cases[i].size, cases[i].flags, &h))
+			TH_LOG("%s", cases[i].name);
+	}
+	after = emu_stats(fd);
+	EXPECT_EQ(0, after.file_allocs);
+	EXPECT_EQ(before.dev_ranges, after.dev_ranges);
+	/* and the well-formed call succeeds */
+	ASSERT_EQ(0, emu_alloc(fd, DEV_VA, (uintptr_t)p, 8192, FLAGS_RW, &h));
+	EXPECT_EQ(0, emu_free(fd, h));
+	close(fd);
+	munmap(p, 8192);
+}
+
+int main(int argc, char **argv)
+{
+	page_size = sysconf(_SC_PAGESIZE);
+	return test_harness_run(argc, argv);
+}
