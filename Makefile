@@ -31,10 +31,19 @@ all: $(BINARIES)
 $(KHDR)/linux/kfd_ioctl.h:
 	@scripts/kernel-build --flavour test -s headers_install INSTALL_HDR_PATH=$(abspath $(BUILD)/kernel-test/usr)
 
-# the kernel's own HMM selftest, from the same tree as the kernel
+# The kernel's own HMM selftest, from the same tree as the kernel, built as
+# a copy whose "../kselftest_harness.h" is tools/selftests/lib/tcg_harness.h:
+# the same tests, with timeouts for an emulated CPU.
 HMM_TESTS_SRC := $(KSRC)/tools/testing/selftests/mm/hmm-tests.c
+HMM_TESTS_DIR := $(BUILD)/hmm-tests
 $(HMM_TESTS_SRC): $(KHDR)/linux/kfd_ioctl.h ;
-$(BIN)/hmm-tests: $(HMM_TESTS_SRC) $(KHDR)/linux/kfd_ioctl.h
+$(HMM_TESTS_DIR)/mm/hmm-tests.c: $(HMM_TESTS_SRC)
+	@mkdir -p $(@D)
+	cp $< $@
+$(HMM_TESTS_DIR)/kselftest_harness.h: tools/selftests/lib/tcg_harness.h
+	@mkdir -p $(@D)
+	cp $< $@
+$(BIN)/hmm-tests: $(HMM_TESTS_DIR)/mm/hmm-tests.c $(HMM_TESTS_DIR)/kselftest_harness.h
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC) $< -o $@ -lpthread -lrt -lm
 

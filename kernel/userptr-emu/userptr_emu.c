@@ -346,15 +346,24 @@ static struct uemu_alloc *uemu_lookup_handle(struct uemu_file *file, u64 handle)
 	return alloc && alloc->state == UEMU_LIVE ? alloc : NULL;
 }
 
+/*
+ * Register ranges the caller checked with drm_userptr_batch_check_ranges(),
+ * total bytes in all, as one allocation at device address va_addr.
+ */
 static int uemu_alloc_ranges(struct uemu_file *file, u64 va_addr,
 			     const struct drm_userptr_range *ranges,
-			     unsigned int nranges, u32 flags, u64 *handle)
+			     unsigned int nranges, u64 total, u32 flags,
+			     u64 *handle)
 {
 	struct uemu_alloc *alloc;
 	unsigned long npages;
 	unsigned int i;
 	u64 last;
 	int ret;
+
+	if (check_add_overflow(va_addr, total - 1, &last))
+		return -EOVERFLOW;
+	npages = total >> PAGE_SHIFT;
 
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
 	if (!alloc)
@@ -363,7 +372,19 @@ static int uemu_alloc_ranges(struct uemu_file *file, u64 va_addr,
 	INIT_LIST_HEAD(&alloc->evicted_link);
 	alloc->file = file;
 	alloc->writable = flags & USERPTR_EMU_FLAG_WRITABLE;
+	alloc->va.start = va_addr;
+	alloc->va.last = last;
+	alloc->pt = kvcalloc(npages, sizeof(*alloc->pt), GFP_KERNEL);
+	alloc->staging = kvcalloc(npages, sizeof(*alloc->staging), GFP_KERNEL);
+	if (!alloc->pt || !alloc->staging) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
 
+	/*
+	 * From here on the notifiers can call uemu_invalidate() at any time,
+	 * with everything it touches in place.
+	 */
 	alloc->batch = drm_userptr_batch_create(file->mm, ranges, nranges,
 						alloc->writable ? 0 :
 						DRM_USERPTR_BATCH_READONLY,
@@ -376,19 +397,6 @@ static int uemu_alloc_ranges(struct uemu_file *file, u64 va_addr,
 	atomic64_inc(&uemu_allocs);
 	atomic64_add(nranges, &uemu_ranges);
 
-	npages = alloc->batch->npages;
-	if (check_add_overflow(va_addr, drm_userptr_batch_size(alloc->batch) - 1, &last)) {
-		ret = -EOVERFLOW;
-		goto out_put;
-	}
-	alloc->va.start = va_addr;
-	alloc->va.last = last;
-	alloc->pt = kvcalloc(npages, sizeof(*alloc->pt), GFP_KERNEL);
-	alloc->staging = kvcalloc(npages, sizeof(*alloc->staging), GFP_KERNEL);
-	if (!alloc->pt || !alloc->staging) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
 	/* the handle exists from here, but lookups see only live allocations */
 	ret = xa_alloc(&file->handles, &alloc->handle, alloc, xa_limit_31b,
 		       GFP_KERNEL);
@@ -463,12 +471,16 @@ static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 	ret = uemu_check_alloc_args(args.va_addr, args.flags);
 	if (ret)
 		return ret;
-	if (args.gpu_id != USERPTR_EMU_GPU_ID)
-		return -EINVAL;
 	range.start = args.mmap_offset;
 	range.size = args.size;
-	ret = uemu_alloc_ranges(file, args.va_addr, &range, 1, args.flags,
-				&args.handle);
+	ret = drm_userptr_batch_check_ranges(&range, 1, NULL);
+	if (ret)
+		return ret;
+	/* the device lookup comes after the arguments, as in amdkfd */
+	if (args.gpu_id != USERPTR_EMU_GPU_ID)
+		return -EINVAL;
+	ret = uemu_alloc_ranges(file, args.va_addr, &range, 1, args.size,
+				args.flags, &args.handle);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))
@@ -508,7 +520,7 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 		ret = -EINVAL;
 	if (!ret)
 		ret = uemu_alloc_ranges(file, args.va_addr, ranges,
-					args.num_ranges, args.flags,
+					args.num_ranges, total, args.flags,
 					&args.handle);
 	kvfree(ranges);
 	if (ret)

@@ -11,11 +11,12 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 echo "TAP version 13"
 tests=$top/build/bin/userptr_emu_tests
 params=/sys/module/userptr_emu/parameters
+. "$top/tools/selftests/userptr/lib.sh"
 
 # expect_fail SWITCH TEST: with SWITCH on, TEST fails; with it off, passes
 expect_fail() {
 	local sw=$1 t=$2 out rc
-	modprobe userptr_emu || { tap_fail "modprobe userptr_emu"; return; }
+	load_emu || { tap_fail "modprobe userptr_emu"; return; }
 	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	if [ $rc -ne 0 ]; then
 		printf '%s\n' "$out" | grep -E '^(not )?ok|#' | tail -n 5 | tap_diag

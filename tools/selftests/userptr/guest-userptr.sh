@@ -11,6 +11,7 @@ echo "TAP version 13"
 
 tap_kunit drm_userptr_batch_test
 
+
 # swap on zram: the pages of a registered range must be able to leave RAM
 if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
 	echo 512M >/sys/block/zram0/disksize &&
@@ -18,7 +19,8 @@ if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
 		echo "# zram swap could not be set up"
 fi
 
-if tap_run "modprobe userptr_emu" modprobe userptr_emu; then
+. "$top/tools/selftests/userptr/lib.sh"
+if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
