@@ -6,7 +6,7 @@
  * command itself succeeded. This module is how the test suite proves it:
  *
  *   kind=warn  WARN_ON() at load time
- *   kind=leak  allocate and lose a buffer, for kmemleak to find
+ *   kind=leak  allocate and lose buffers, for kmemleak to find
  *
  * Loading succeeds in both cases, so only the kernel log tells.
  */
@@ -23,12 +23,16 @@ static int __init splat_test_init(void)
 	if (!strcmp(kind, "warn")) {
 		WARN_ON(1);
 	} else if (!strcmp(kind, "leak")) {
-		void *p = kmalloc(1024, GFP_KERNEL);
+		int i;
 
-		if (!p)
-			return -ENOMEM;
-		/* p is the only reference and dies here: kmemleak reports it */
-		memset(p, 0x5a, 1024);
+		/*
+		 * Lose many zeroed buffers: a stale copy of a pointer on some
+		 * stack can hide one of them from kmemleak, not all of them,
+		 * and zeroed ones hold no allocator pointer to each other.
+		 */
+		for (i = 0; i < 32; i++)
+			if (!kzalloc(1024, GFP_KERNEL))
+				return -ENOMEM;
 	} else {
 		return -EINVAL;
 	}

@@ -24,7 +24,9 @@ run_vm() {
 }
 
 # one clean boot: arguments, directory, user, exit status, boot time
-dir=$(mktemp -d)
+# (a directory the guest shares: its /tmp is a tmpfs of its own)
+dir=$top/build/check/vm-run.test.cwd
+mkdir -p "$dir"
 start=$(date +%s)
 if (cd "$dir" && run_vm 3 -- bash -c 'printf "<%s>" "$@"; echo; pwd; id -u; exit 3' _ 'a b' '$c' "d'e"); then
 	tap_ok "the command's exit status comes back (3), no splat on a clean boot"
