@@ -133,9 +133,9 @@ static void uemu_alloc_put(struct uemu_alloc *alloc)
 	kref_put(&alloc->ref, uemu_alloc_release);
 }
 
-static void uemu_clear_range(struct uemu_alloc *alloc, unsigned int index)
+static void uemu_clear_range(struct uemu_alloc *alloc,
+			     const struct drm_userptr_batch_range *r)
 {
-	const struct drm_userptr_batch_range *r = &alloc->batch->ranges[index];
 	unsigned long i, cleared = 0;
 
 	for (i = r->pgoff; i < r->pgoff + r->npages; i++) {
@@ -164,8 +164,12 @@ static void uemu_invalidate(struct drm_userptr_batch *batch, unsigned int index,
 	if (READ_ONCE(inject_ignore_invalidate))
 		return;
 
-	/* the device stops using the pages before the CPU may free them */
-	uemu_clear_range(alloc, index);
+	/*
+	 * The device stops using the pages before the CPU may free them. Use
+	 * the batch passed in: alloc->batch is not set yet while
+	 * drm_userptr_batch_create() inserts the notifiers.
+	 */
+	uemu_clear_range(alloc, &batch->ranges[index]);
 	if (alloc->state != UEMU_LIVE)
 		return;		/* a first populate re-checks; a dead one is gone */
 	if (!alloc->evicted) {
@@ -329,7 +333,7 @@ static void uemu_unpublish(struct uemu_file *file, struct uemu_alloc *alloc)
 	interval_tree_remove(&alloc->va, &file->va_tree);
 	list_del_init(&alloc->evicted_link);
 	for (i = 0; i < alloc->batch->nranges; i++)
-		uemu_clear_range(alloc, i);
+		uemu_clear_range(alloc, &alloc->batch->ranges[i]);
 	file->nallocs--;
 	file->nranges -= alloc->batch->nranges;
 	uemu_state_changed(file);
@@ -421,7 +425,7 @@ static int uemu_alloc_ranges(struct uemu_file *file, u64 va_addr,
 	if (ret) {
 		alloc->state = UEMU_DEAD;
 		for (i = 0; i < nranges; i++)
-			uemu_clear_range(alloc, i);
+			uemu_clear_range(alloc, &alloc->batch->ranges[i]);
 		xa_erase(&file->handles, alloc->handle);
 		mutex_unlock(&file->lock);
 		mutex_unlock(&file->restore_lock);
