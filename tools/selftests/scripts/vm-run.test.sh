@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/vm-run: exit status, argument passing, working directory, module
-# loading, and that a kernel warning, a leak, a crash or a hang fails the
-# run even when the command succeeds. Four boots and a timeout: each boot
-# costs about two minutes under TCG with the test kernel's debug options.
+# loading, and that a kernel warning, a crash or a hang fails the run even
+# when the command succeeds (the leak case is a skip, see below). Four
+# boots and a timeout: each boot costs about two minutes under TCG with
+# the test kernel's debug options.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
