@@ -23,7 +23,8 @@ CFLAGS ?= -O2 -g
 SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 		   -I$(KSRC)/tools/testing/selftests -isystem $(KHDR)
 
-BINARIES := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke $(BIN)/userptr_emu_tests
+BINARIES := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke $(BIN)/kfd_batch_tests \
+	$(BIN)/userptr_emu_tests
 
 .PHONY: all kernel modules check demo deps clean distclean
 all: $(BINARIES)
@@ -48,6 +49,10 @@ $(BIN)/hmm-tests: $(HMM_TESTS_DIR)/mm/hmm-tests.c $(HMM_TESTS_DIR)/kselftest_har
 	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC) $< -o $@ -lpthread -lrt -lm
 
 $(BIN)/amdgpu-smoke: tools/selftests/smoke/amdgpu_smoke.c $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) $< -o $@
+
+$(BIN)/kfd_batch_tests: tools/selftests/amdkfd/kfd_batch_tests.c $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) $< -o $@
 

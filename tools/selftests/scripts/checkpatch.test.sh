@@ -26,4 +26,19 @@ for p in $patches; do
 		tap_fail "checkpatch --strict $p"
 	fi
 done
+
+# the cover letter's shortlog names each patch, in order
+cover=$PATCHES/0000-cover-letter.patch
+if [ -f "$cover" ]; then
+	want=$(for p in $patches; do sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$PATCHES/$p"; done)
+	got=$(sed -n 's/^  \([a-z].*\)$/\1/p' "$cover" | grep -Fx -f <(printf '%s\n' "$want") || true)
+	if [ "$got" = "$want" ]; then
+		tap_ok "the cover letter lists the $(printf '%s\n' "$want" | grep -c .) patches in order"
+	else
+		diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | tap_diag
+		tap_fail "the cover letter lists the patches in order"
+	fi
+else
+	tap_fail "kernel/patches/0000-cover-letter.patch exists"
+fi
 [ $TAP_FAILED -eq 0 ]

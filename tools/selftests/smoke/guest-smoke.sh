@@ -7,7 +7,9 @@
 #    hmm_device_coherent variants skip: they need test_hmm loaded with
 #    spm_addr_dev0/1 pointing at reserved physical memory, which this guest
 #    does not reserve.
-#  - amdgpu loads without an AMD GPU: /dev/kfd, GET_VERSION, module BTF.
+#  - amdgpu loads without an AMD GPU: /dev/kfd, GET_VERSION, module BTF,
+#    and AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH's argument checks
+#    (tools/selftests/amdkfd).
 #  - a KUnit suite of the tree runs and passes.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -25,6 +27,16 @@ fi
 
 if tap_run "modprobe amdgpu" modprobe amdgpu; then
 	"$bin/amdgpu-smoke" || TAP_FAILED=$((TAP_FAILED + 1))
+	"$bin/kfd_batch_tests" || TAP_FAILED=$((TAP_FAILED + 1))
+	# the BPF toolkit attaches to these: amdgpu's BTF must describe them
+	btf=$(bpftool btf dump file /sys/kernel/btf/amdgpu 2>&1)
+	for fn in kfd_ioctl_alloc_memory_of_gpu_batch \
+		  amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu_batch \
+		  kfd_mem_evict_userptr_batch amdgpu_amdkfd_evict_userptr; do
+		printf '%s\n' "$btf" | grep -q "FUNC '$fn'" &&
+			tap_ok "amdgpu BTF has $fn" ||
+			tap_fail "amdgpu BTF has $fn"
+	done
 fi
 
 tap_kunit list-test

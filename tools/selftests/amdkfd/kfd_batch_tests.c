@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH on /dev/kfd without an AMD GPU.
+ *
+ * With no GPU every call ends in -EINVAL at the gpu_id lookup, so a
+ * malformed argument that is not checked would still see -EINVAL. What
+ * tells the two apart is a kprobe on kfd_process_device_data_by_id(): each
+ * malformed call must fail with its documented errno and never reach the
+ * lookup; the well-formed call with an unknown gpu_id reaches it exactly
+ * once. Runs in the guest (scripts/vm-run) as root, with amdgpu loaded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/kfd_ioctl.h>
+
+#include "kselftest_harness.h"
+
+#define TRACING		"/sys/kernel/tracing"
+#define PROBE		"kfdbatch_lookup"
+#define MAX_RANGES	"/sys/module/drm_userptr_batch/parameters/max_ranges"
+#define GPU_VA		0x100000000ULL
+#define UNKNOWN_GPU_ID	0xdeadbeefU
+
+static long page_size;
+
+static int write_file(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -EIO;
+}
+
+/* hits of the lookup kprobe, from kprobe_profile ("  name  hits  misses") */
+static long lookup_hits(void)
+{
+	char name[128];
+	long hits = -1, h, m;
+	FILE *f = fopen(TRACING "/kprobe_profile", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %ld %ld", name, &h, &m) == 3)
+		if (!strcmp(name, PROBE))
+			hits = h;
+	fclose(f);
+	return hits;
+}
+
+static unsigned long read_ulong(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+enum mutation {
+	NONE, COUNT_0, NULL_PTR, BAD_PTR, PAD, TOTAL_0, NO_USERPTR, VRAM, AQL,
+	VA_UNALIGNED, TOTAL_UNALIGNED, VA_WRAP, OVER_CAP, START_UNALIGNED,
+	SIZE_UNALIGNED, SIZE_0, RANGE_WRAP, ABOVE_TASK_SIZE, OVERLAP,
+	SUM_NE_TOTAL, START_0,
+};
+
+FIXTURE(kfd_batch)
+{
+	int fd;
+	char *a, *b;	/* two mappings with a hole between them */
+	struct kfd_ioctl_userptr_range ranges[2];
+	struct kfd_ioctl_alloc_memory_of_gpu_batch_args args;
+	unsigned long max_ranges;
+};
+
+FIXTURE_VARIANT(kfd_batch)
+{
+	enum mutation mutation;
+	int err;		/* the documented errno */
+	int lookups;		/* calls that reach the gpu_id lookup */
+};
+
+#define V(_name, _m, _err, _lookups)				\
+	FIXTURE_VARIANT_ADD(kfd_batch, _name) {			\
+		.mutation = _m, .err = _err, .lookups = _lookups \
+	}
+
+V(unknown_gpu_id, NONE, EINVAL, 1);
+V(count_0, COUNT_0, EINVAL, 0);
+V(null_ranges_ptr, NULL_PTR, EINVAL, 0);
+V(unreadable_ranges_ptr, BAD_PTR, EFAULT, 0);
+V(pad_not_0, PAD, EINVAL, 0);
+V(total_0, TOTAL_0, EINVAL, 0);
+V(no_userptr_flag, NO_USERPTR, EINVAL, 0);
+V(vram_flag, VRAM, EINVAL, 0);
+V(aql_flag, AQL, EINVAL, 0);
+V(va_unaligned, VA_UNALIGNED, EINVAL, 0);
+V(total_unaligned, TOTAL_UNALIGNED, EINVAL, 0);
+V(va_wraps, VA_WRAP, EOVERFLOW, 0);
+V(over_the_cap, OVER_CAP, E2BIG, 0);
+V(start_unaligned, START_UNALIGNED, EINVAL, 0);
+V(size_unaligned, SIZE_UNALIGNED, EINVAL, 0);
+V(size_0, SIZE_0, EINVAL, 0);
+V(range_wraps, RANGE_WRAP, EOVERFLOW, 0);
+V(above_task_size, ABOVE_TASK_SIZE, EFAULT, 0);
+V(ranges_overlap, OVERLAP, EINVAL, 0);
+V(sum_not_total, SUM_NE_TOTAL, EINVAL, 0);
+V(start_0, START_0, EINVAL, 0);
+
+FIXTURE_SETUP(kfd_batch)
+{
+	char probe[128];
+
+	page_size = sysconf(_SC_PAGESIZE);
+	self->fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0) TH_LOG("open /dev/kfd: %s", strerror(errno));
+	self->max_ranges = read_ulong(MAX_RANGES);
+	ASSERT_GT(self->max_ranges, 0) TH_LOG("cannot read %s", MAX_RANGES);
+
+	/* a: 3 pages, the middle one unmapped again; b = a + 2 pages */
+	self->a = mmap(NULL, 3 * page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->a);
+	ASSERT_EQ(0, munmap(self->a + page_size, page_size));
+	self->b = self->a + 2 * page_size;
+
+	self->ranges[0].start = (unsigned long)self->a;
+	self->ranges[0].size = page_size;
+	self->ranges[1].start = (unsigned long)self->b;
+	self->ranges[1].size = page_size;
+	memset(&self->args, 0, sizeof(self->args));
+	self->args.va_addr = GPU_VA;
+	self->args.total_size = 2 * page_size;
+	self->args.ranges_ptr = (unsigned long)self->ranges;
+	self->args.num_ranges = 2;
+	self->args.gpu_id = UNKNOWN_GPU_ID;
+	self->args.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR |
+			   KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+
+	write_file(TRACING "/events/kprobes/" PROBE "/enable", "0", 0);
+	write_file(TRACING "/kprobe_events", "-:kprobes/" PROBE, O_APPEND);
+	snprintf(probe, sizeof(probe), "p:kprobes/%s kfd_process_device_data_by_id", PROBE);
+	ASSERT_EQ(0, write_file(TRACING "/kprobe_events", probe, O_APPEND))
+		TH_LOG("cannot add a kprobe on kfd_process_device_data_by_id");
+	ASSERT_EQ(0, write_file(TRACING "/events/kprobes/" PROBE "/enable", "1", 0));
+	ASSERT_EQ(0, lookup_hits());
+}
+
+FIXTURE_TEARDOWN(kfd_batch)
+{
+	write_file(TRACING "/events/kprobes/" PROBE "/enable", "0", 0);
+	write_file(TRACING "/kprobe_events", "-:kprobes/" PROBE, O_APPEND);
+	munmap(self->a, page_size);
+	munmap(self->b, page_size);
+	close(self->fd);
+}
+
+TEST_F(kfd_batch, errno_and_no_device_lookup)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_batch_args *args = &self->args;
+	struct kfd_ioctl_userptr_range *r = self->ranges;
+	int ret;
+
+	switch (variant->mutation) {
+	case NONE:
+		break;
+	case COUNT_0:
+		args->num_ranges = 0;
+		break;
+	case NULL_PTR:
+		args->ranges_ptr = 0;
+		break;
+	case BAD_PTR:
+		args->ranges_ptr = (unsigned long)self->a + page_size;	/* the hole */
+		break;
+	case PAD:
+		args->pad = 1;
+		break;
+	case TOTAL_0:
+		args->total_size = 0;
+		break;
+	case NO_USERPTR:
+		args->flags = KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+		break;
+	case VRAM:
+		args->flags |= KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
+		break;
+	case AQL:
+		args->flags |= KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM;
+		break;
+	case VA_UNALIGNED:
+		args->va_addr += 1;
+		break;
+	case TOTAL_UNALIGNED:
+		args->total_size += 1;
+		break;
+	case VA_WRAP:
+		args->va_addr = -(__u64)page_size;
+		break;
+	case OVER_CAP:
+		/* rejected before the array is read: ranges_ptr is too short */
+		args->num_ranges = self->max_ranges + 1;
+		break;
+	case START_UNALIGNED:
+		r[1].start += 1;
+		break;
+	case SIZE_UNALIGNED:
+		r[1].size += 1;
+		break;
+	case SIZE_0:
+		r[1].size = 0;
+		args->total_size = page_size;
+		break;
+	case RANGE_WRAP:
+		r[1].start = -(__u64)page_size;
+		r[1].size = 2 * page_size;
+		args->total_size = 3 * page_size;
+		break;
+	case ABOVE_TASK_SIZE:
+		r[1].start = 1ULL << 47;
+		break;
+	case OVERLAP:
+		r[1].start = r[0].start;
+		break;
+	case SUM_NE_TOTAL:
+		args->total_size = 3 * page_size;
+		break;
+	case START_0:
+		r[0].start = 0;
+		break;
+	}
+
+	errno = 0;
+	ret = ioctl(self->fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH, args);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(variant->err, errno)
+		TH_LOG("got %s, expected %s", strerror(errno), strerror(variant->err));
+	EXPECT_EQ(variant->lookups, lookup_hits())
+		TH_LOG("the gpu_id lookup ran %ld times, expected %d",
+		       lookup_hits(), variant->lookups);
+	EXPECT_EQ(0, args->handle);
+}
+
+/* the published layout: number 0x28, 48 bytes, ranges of 16 */
+TEST(uapi_layout)
+{
+	EXPECT_EQ(0x28, _IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
+	EXPECT_EQ(48, _IOC_SIZE(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
+	EXPECT_EQ(_IOC_READ | _IOC_WRITE, _IOC_DIR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
+	EXPECT_EQ(16, sizeof(struct kfd_ioctl_userptr_range));
+	EXPECT_EQ(0x29, AMDKFD_COMMAND_END);
+	EXPECT_GE(KFD_IOCTL_MINOR_VERSION, 18);
+}
+
+/* userspace detects the ioctl by the minor version: 1.18 or later */
+TEST(version_advertises_the_ioctl)
+{
+	struct kfd_ioctl_get_version_args v = { 0 };
+	int fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ioctl(fd, AMDKFD_IOC_GET_VERSION, &v));
+	EXPECT_EQ(1, v.major_version);
+	EXPECT_GE(v.minor_version, 18)
+		TH_LOG("KFD %u.%u does not have the batch ioctl", v.major_version,
+		       v.minor_version);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
