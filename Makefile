@@ -23,8 +23,8 @@ CFLAGS ?= -O2 -g
 SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 		   -I$(KSRC)/tools/testing/selftests -isystem $(KHDR)
 
-BINARIES := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke $(BIN)/kfd_batch_tests \
-	$(BIN)/userptr_emu_tests
+BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
+	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix
 
 .PHONY: all kernel modules check demo deps clean distclean
 all: $(BINARIES)
@@ -61,6 +61,35 @@ $(BIN)/userptr_emu_tests: tools/selftests/userptr/userptr_emu_tests.c \
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
 
+# BPF (libbpf-bootstrap's layout): CO-RE objects built against the BTF of
+# the project's kernel, embedded in the tools as bpftool skeletons
+BPF_OUT := $(BUILD)/bpf
+VMLINUX := $(BUILD)/kernel-test/vmlinux
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_x86 -I$(BPF_OUT) -Ibpf
+TOOL_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
+	       -Wno-missing-field-initializers -I$(BPF_OUT) -Ibpf
+
+$(VMLINUX):
+	@scripts/kernel-build --flavour test
+.SECONDARY: $(BPF_OUT)/kfdtrace.bpf.o
+$(BPF_OUT)/vmlinux.h: $(VMLINUX)
+	@mkdir -p $(@D)
+	bpftool btf dump file $< format c >$@.tmp && mv $@.tmp $@
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
+	clang $(BPF_CFLAGS) -c $< -o $@
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	bpftool gen skeleton $< >$@.tmp && mv $@.tmp $@
+
+KFDTRACE_SRC := tools/kfdtrace/kfdtrace.c tools/kfdtrace/json.c
+$(BIN)/kfdtrace: $(KFDTRACE_SRC) tools/kfdtrace/json.h bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h
+	@mkdir -p $(BIN)
+	$(CC) $(TOOL_CFLAGS) $(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -lm
+
+$(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c kernel/userptr-emu/userptr_emu_uapi.h \
+		  $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@
+
 kernel:
 	@scripts/kernel-build --flavour $(FLAVOUR)
 
@@ -68,7 +97,7 @@ modules:
 	@scripts/module-build --flavour $(FLAVOUR) $(MODULES)
 
 deps:
-	@scripts/deps kernel vm user check
+	@scripts/deps kernel vm user check bpf
 
 check: deps
 	@scripts/check $(SUITES)
@@ -77,7 +106,7 @@ demo: deps
 	@scripts/demo
 
 clean:
-	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-*
+	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-* $(BUILD)/bpf
 
 distclean:
 	rm -rf $(BUILD)

@@ -94,32 +94,131 @@ FIXTURE_VARIANT(kfd_batch)
 	int lookups;		/* calls that reach the gpu_id lookup */
 };
 
-#define V(_name, _m, _err, _lookups)				\
-	FIXTURE_VARIANT_ADD(kfd_batch, _name) {			\
-		.mutation = _m, .err = _err, .lookups = _lookups \
-	}
+FIXTURE_VARIANT_ADD(kfd_batch, unknown_gpu_id) {
+	.mutation = NONE,
+	.err = EINVAL,
+	.lookups = 1,
+};
 
-V(unknown_gpu_id, NONE, EINVAL, 1);
-V(count_0, COUNT_0, EINVAL, 0);
-V(null_ranges_ptr, NULL_PTR, EINVAL, 0);
-V(unreadable_ranges_ptr, BAD_PTR, EFAULT, 0);
-V(pad_not_0, PAD, EINVAL, 0);
-V(total_0, TOTAL_0, EINVAL, 0);
-V(no_userptr_flag, NO_USERPTR, EINVAL, 0);
-V(vram_flag, VRAM, EINVAL, 0);
-V(aql_flag, AQL, EINVAL, 0);
-V(va_unaligned, VA_UNALIGNED, EINVAL, 0);
-V(total_unaligned, TOTAL_UNALIGNED, EINVAL, 0);
-V(va_wraps, VA_WRAP, EOVERFLOW, 0);
-V(over_the_cap, OVER_CAP, E2BIG, 0);
-V(start_unaligned, START_UNALIGNED, EINVAL, 0);
-V(size_unaligned, SIZE_UNALIGNED, EINVAL, 0);
-V(size_0, SIZE_0, EINVAL, 0);
-V(range_wraps, RANGE_WRAP, EOVERFLOW, 0);
-V(above_task_size, ABOVE_TASK_SIZE, EFAULT, 0);
-V(ranges_overlap, OVERLAP, EINVAL, 0);
-V(sum_not_total, SUM_NE_TOTAL, EINVAL, 0);
-V(start_0, START_0, EINVAL, 0);
+FIXTURE_VARIANT_ADD(kfd_batch, count_0) {
+	.mutation = COUNT_0,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, null_ranges_ptr) {
+	.mutation = NULL_PTR,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, unreadable_ranges_ptr) {
+	.mutation = BAD_PTR,
+	.err = EFAULT,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, pad_not_0) {
+	.mutation = PAD,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, total_0) {
+	.mutation = TOTAL_0,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, no_userptr_flag) {
+	.mutation = NO_USERPTR,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, vram_flag) {
+	.mutation = VRAM,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, aql_flag) {
+	.mutation = AQL,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, va_unaligned) {
+	.mutation = VA_UNALIGNED,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, total_unaligned) {
+	.mutation = TOTAL_UNALIGNED,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, va_wraps) {
+	.mutation = VA_WRAP,
+	.err = EOVERFLOW,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, over_the_cap) {
+	.mutation = OVER_CAP,
+	.err = E2BIG,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, start_unaligned) {
+	.mutation = START_UNALIGNED,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, size_unaligned) {
+	.mutation = SIZE_UNALIGNED,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, size_0) {
+	.mutation = SIZE_0,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, range_wraps) {
+	.mutation = RANGE_WRAP,
+	.err = EOVERFLOW,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, above_task_size) {
+	.mutation = ABOVE_TASK_SIZE,
+	.err = EFAULT,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, ranges_overlap) {
+	.mutation = OVERLAP,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, sum_not_total) {
+	.mutation = SUM_NE_TOTAL,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, start_0) {
+	.mutation = START_0,
+	.err = EINVAL,
+	.lookups = 0,
+};
 
 FIXTURE_SETUP(kfd_batch)
 {

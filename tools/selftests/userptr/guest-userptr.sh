@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest suite of the batch userptr core: the helper's KUnit suite, then the
 # emulated device's selftests (with zram swap for the MADV_PAGEOUT test),
-# then unloading the device, which must leave nothing behind.
+# then kfdtrace's ioctl counts against the device, then unloading the
+# device, which must leave nothing behind.
 # Runs inside the guest (scripts/vm-run), prints TAP lines.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -22,6 +23,18 @@ fi
 . "$top/tools/selftests/userptr/lib.sh"
 if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
+	# kfdtrace against the device (one process of the test, followed
+	# through its fork): one alloc ioctl per range, or one for the batch
+	tap_run "kfdtrace: 4096 ranges one by one take 4096 ioctls, as a batch 1" \
+		"$top/build/bin/kfdtrace" check \
+		--expect "ioctl.emu_userptr.calls == 4096" \
+		--expect "ioctl.emu_userptr.errors == 0" \
+		--expect "ioctl.emu_batch.calls == 1" \
+		--expect "ioctl.emu_batch.ranges == 4096" \
+		--expect "ranges.registered == 8192" \
+		--expect "ioctl.emu_free.calls == 4097" \
+		--expect "status == 0" \
+		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
 [ $TAP_FAILED -eq 0 ]

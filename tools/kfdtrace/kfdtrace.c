@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfdtrace: how many ioctls a GPU memory workload makes to register its
+ * userptr ranges, per process, batch vs one range per call. With a command
+ * or -p, that process and the processes it forks are traced.
+ *
+ *   kfdtrace record [-p PID] [-d SECONDS] [-i SECONDS] [-o FILE.json] [-- CMD...]
+ *   kfdtrace compare BASE.json NEW.json
+ *   kfdtrace check --expect EXPR... (FILE.json | -- CMD...)
+ *
+ * The probes are bpf/kfdtrace.bpf.c, loaded from the skeleton built into
+ * this program.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kfdtrace.h"
+#include "kfdtrace.skel.h"
+#include "json.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const class_names[KT_NR_CLASSES] = {
+	[KT_KFD_USERPTR] = "kfd_userptr",
+	[KT_KFD_BATCH] = "kfd_batch",
+	[KT_KFD_ALLOC_OTHER] = "kfd_alloc_other",
+	[KT_KFD_FREE_MEM] = "kfd_free",
+	[KT_KFD_OTHER] = "kfd_other",
+	[KT_EMU_USERPTR] = "emu_userptr",
+	[KT_EMU_BATCH] = "emu_batch",
+	[KT_EMU_FREE_MEM] = "emu_free",
+	[KT_EMU_OTHER] = "emu_other",
+};
+
+static struct env {
+	pid_t pid;
+	int duration;
+	int interval;
+	const char *out;
+	const char **expect;
+	int nexpect;
+	bool verbose;
+	char **cmd;
+} env;
+
+static volatile sig_atomic_t exiting;
+
+static void sig_handler(int sig)
+{
+	exiting = 1;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG && !env.verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+/* the summary of one record: what the report prints and the JSON holds */
+struct totals {
+	struct kt_ioctl_stat cls[KT_NR_CLASSES];
+	double seconds;
+	int status;		/* the command's exit status, -1 without one */
+};
+
+struct proc_row {
+	struct kt_ioctl_key key;
+	struct kt_ioctl_stat st;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct proc_row *x = a, *y = b;
+
+	if (x->key.tgid != y->key.tgid)
+		return x->key.tgid < y->key.tgid ? -1 : 1;
+	return (int)x->key.class - (int)y->key.class;
+}
+
+static int read_rows(struct kfdtrace_bpf *skel, struct proc_row **rows)
+{
+	int fd = bpf_map__fd(skel->maps.ioctl_stats), n = 0, cap = 0;
+	struct kt_ioctl_key key, next, *prev = NULL;
+	struct proc_row *r = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (n == cap) {
+			struct proc_row *nr;
+
+			cap = cap ? 2 * cap : 64;
+			nr = realloc(r, cap * sizeof(*r));
+			if (!nr) {
+				free(r);
+				return -ENOMEM;
+			}
+			r = nr;
+		}
+		if (!bpf_map_lookup_elem(fd, &next, &r[n].st)) {
+			r[n].key = next;
+			n++;
+		}
+		key = next;
+		prev = &key;
+	}
+	qsort(r, n, sizeof(*r), row_cmp);
+	*rows = r;
+	return n;
+}
+
+static void add_stat(struct kt_ioctl_stat *to, const struct kt_ioctl_stat *s)
+{
+	int i;
+
+	to->calls += s->calls;
+	to->errors += s->errors;
+	to->ranges += s->ranges;
+	to->ns += s->ns;
+	for (i = 0; i < KT_HIST_SLOTS; i++)
+		to->hist[i] += s->hist[i];
+}
+
+static void print_hist(FILE *f, const char *title, const __u64 *hist)
+{
+	int i, first = -1, last = -1;
+	__u64 max = 0;
+
+	for (i = 0; i < KT_HIST_SLOTS; i++) {
+		if (!hist[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+		if (hist[i] > max)
+			max = hist[i];
+	}
+	if (first < 0)
+		return;
+	fprintf(f, "\n%s\n%22s : %-8s |%-40s|\n", title, "usecs", "count", "distribution");
+	for (i = first; i <= last; i++) {
+		__u64 lo = i ? 1ULL << i : 0, hi = (1ULL << (i + 1)) - 1;
+		int w = (int)(hist[i] * 40 / max);
+
+		fprintf(f, "%10llu -> %-9llu : %-8llu |%-*.*s%*s|\n",
+			(unsigned long long)lo, (unsigned long long)hi,
+			(unsigned long long)hist[i], w, w,
+			"****************************************", 40 - w, "");
+	}
+}
+
+static __u64 calls_of(const struct totals *t, enum kt_class a, enum kt_class b)
+{
+	return t->cls[a].calls + t->cls[b].calls;
+}
+
+/* the derived numbers, named as in the JSON and in check expressions */
+struct summary {
+	__u64 userptr_alloc, batch_alloc, other_alloc, free, other, total, errors;
+	__u64 registered;
+	double per_range, ms;
+};
+
+static void summarize(const struct totals *t, struct summary *s)
+{
+	int c;
+
+	memset(s, 0, sizeof(*s));
+	s->userptr_alloc = calls_of(t, KT_KFD_USERPTR, KT_EMU_USERPTR);
+	s->batch_alloc = calls_of(t, KT_KFD_BATCH, KT_EMU_BATCH);
+	s->other_alloc = t->cls[KT_KFD_ALLOC_OTHER].calls;
+	s->free = calls_of(t, KT_KFD_FREE_MEM, KT_EMU_FREE_MEM);
+	s->other = calls_of(t, KT_KFD_OTHER, KT_EMU_OTHER);
+	for (c = 0; c < KT_NR_CLASSES; c++) {
+		s->total += t->cls[c].calls;
+		s->errors += t->cls[c].errors;
+	}
+	s->registered = t->cls[KT_KFD_USERPTR].ranges + t->cls[KT_KFD_BATCH].ranges +
+			t->cls[KT_EMU_USERPTR].ranges + t->cls[KT_EMU_BATCH].ranges;
+	/* registration ioctls per registered range: 1 per range, 1/N batched */
+	if (s->registered)
+		s->per_range = (double)(s->userptr_alloc + s->batch_alloc) / s->registered;
+	s->ms = (t->cls[KT_KFD_USERPTR].ns + t->cls[KT_KFD_BATCH].ns +
+		 t->cls[KT_EMU_USERPTR].ns + t->cls[KT_EMU_BATCH].ns) / 1e6;
+}
+
+static void print_report(FILE *f, const struct totals *t, const struct proc_row *rows,
+			 int n)
+{
+	struct kt_ioctl_stat reg = {};
+	struct summary s;
+	int i;
+
+	fprintf(f, "%-8s %-16s %-16s %10s %8s %10s %12s\n", "TGID", "COMM", "IOCTL",
+		"CALLS", "ERRORS", "RANGES", "TOTAL_MS");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%-8u %-16.16s %-16s %10llu %8llu %10llu %12.3f\n",
+			rows[i].key.tgid, rows[i].st.comm, class_names[rows[i].key.class],
+			(unsigned long long)rows[i].st.calls,
+			(unsigned long long)rows[i].st.errors,
+			(unsigned long long)rows[i].st.ranges, rows[i].st.ns / 1e6);
+	summarize(t, &s);
+	fprintf(f, "\n%llu ranges registered by %llu per-range and %llu batch calls",
+		(unsigned long long)s.registered, (unsigned long long)s.userptr_alloc,
+		(unsigned long long)s.batch_alloc);
+	fprintf(f, " (%.4f registration ioctls per range) in %.3f ms; %llu ioctls, %llu failed\n",
+		s.per_range, s.ms, (unsigned long long)s.total, (unsigned long long)s.errors);
+	for (i = KT_KFD_USERPTR; i <= KT_KFD_BATCH; i++) {
+		add_stat(&reg, &t->cls[i]);
+		add_stat(&reg, &t->cls[i + KT_EMU_USERPTR]);
+	}
+	print_hist(f, "registration ioctl latency", reg.hist);
+}
+
+static void json_stat(FILE *f, const char *name, const struct kt_ioctl_stat *s, bool last)
+{
+	fprintf(f, "\t\t\"%s\": {\"calls\": %llu, \"errors\": %llu, ", name,
+		(unsigned long long)s->calls, (unsigned long long)s->errors);
+	fprintf(f, "\"ranges\": %llu, \"ns\": %llu}%s\n",
+		(unsigned long long)s->ranges, (unsigned long long)s->ns, last ? "" : ",");
+}
+
+static void json_u64(FILE *f, const char *name, __u64 v)
+{
+	fprintf(f, "\t\t\"%s\": %llu,\n", name, (unsigned long long)v);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int write_json(const char *path, const struct totals *t, const struct proc_row *rows,
+		      int n)
+{
+	FILE *f = fopen(path, "w");
+	struct summary s;
+	int c, i;
+
+	if (!f) {
+		fprintf(stderr, "kfdtrace: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	summarize(t, &s);
+	fprintf(f, "{\n\t\"kfdtrace\": 1,\n\t\"seconds\": %.6f,\n\t\"status\": %d,\n",
+		t->seconds, t->status);
+	fprintf(f, "\t\"ioctl\": {\n");
+	json_u64(f, "userptr_alloc", s.userptr_alloc);
+	json_u64(f, "batch_alloc", s.batch_alloc);
+	json_u64(f, "other_alloc", s.other_alloc);
+	json_u64(f, "free", s.free);
+	json_u64(f, "other", s.other);
+	json_u64(f, "total", s.total);
+	json_u64(f, "errors", s.errors);
+	for (c = 0; c < KT_NR_CLASSES; c++)
+		json_stat(f, class_names[c], &t->cls[c], c == KT_NR_CLASSES - 1);
+	fprintf(f, "\t},\n\t\"ranges\": {\"registered\": %llu, ",
+		(unsigned long long)s.registered);
+	fprintf(f, "\"ioctls_per_range\": %.6f, \"registration_ms\": %.6f},\n",
+		s.per_range, s.ms);
+	fprintf(f, "\t\"processes\": [");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n\t\t{\"tgid\": %u, \"comm\": ", i ? "," : "", rows[i].key.tgid);
+		json_string(f, rows[i].st.comm);
+		fprintf(f, ", \"ioctl\": \"%s\", \"calls\": %llu, \"errors\": %llu, ",
+			class_names[rows[i].key.class], (unsigned long long)rows[i].st.calls,
+			(unsigned long long)rows[i].st.errors);
+		fprintf(f, "\"ranges\": %llu, \"ns\": %llu}",
+			(unsigned long long)rows[i].st.ranges, (unsigned long long)rows[i].st.ns);
+	}
+	fprintf(f, "\n\t]\n}\n");
+	if (fclose(f)) {
+		fprintf(stderr, "kfdtrace: %s: %s\n", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* libbpf attaches tracepoints through tracefs: mount it if nobody did */
+static void ensure_tracefs(void)
+{
+	struct stat st;
+
+	if (!stat("/sys/kernel/tracing/events", &st) ||
+	    !stat("/sys/kernel/debug/tracing/events", &st))
+		return;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) && env.verbose)
+		fprintf(stderr, "kfdtrace: mounting tracefs: %s\n", strerror(errno));
+}
+
+static int exit_status(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int totals_from(struct kfdtrace_bpf *skel, struct totals *t,
+		       struct proc_row **rows)
+{
+	int i, n = read_rows(skel, rows);
+
+	if (n < 0)
+		return n;
+	memset(t->cls, 0, sizeof(t->cls));
+	for (i = 0; i < n; i++)
+		add_stat(&t->cls[(*rows)[i].key.class], &(*rows)[i].st);
+	return n;
+}
+
+/*
+ * Loads and attaches the probes, runs CMD (or follows PID, or the whole
+ * system) until it ends, -d passes or SIGINT, and fills *t. Returns 0 or
+ * a negative errno; the report goes to stdout, the JSON to -o.
+ */
+static int record(struct totals *t, bool quiet)
+{
+	struct kfdtrace_bpf *skel;
+	struct proc_row *rows = NULL;
+	int go[2] = { -1, -1 }, n, err;
+	pid_t child = 0;
+	double start, next;
+
+	libbpf_set_print(libbpf_print);
+	ensure_tracefs();
+	t->status = -1;
+
+	if (env.cmd) {
+		if (pipe(go))
+			return -errno;
+		child = fork();
+		if (child < 0)
+			return -errno;
+		if (!child) {
+			char c;
+
+			close(go[1]);
+			/* start only once the probes are live */
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+			close(go[0]);
+			execvp(env.cmd[0], env.cmd);
+			fprintf(stderr, "kfdtrace: %s: %s\n", env.cmd[0], strerror(errno));
+			_exit(127);
+		}
+		close(go[0]);
+	}
+
+	skel = kfdtrace_bpf__open();
+	if (!skel) {
+		err = -errno;
+		fprintf(stderr, "kfdtrace: cannot open the BPF object: %s\n", strerror(-err));
+		goto out_child;
+	}
+	skel->rodata->filter_tgid = child || env.pid;
+	err = kfdtrace_bpf__load(skel);
+	if (!err && skel->rodata->filter_tgid) {
+		__u32 tgid = child ? child : env.pid;
+		__u8 one = 1;
+
+		err = bpf_map__update_elem(skel->maps.follow, &tgid, sizeof(tgid), &one,
+					   sizeof(one), BPF_ANY);
+	}
+	if (!err)
+		err = kfdtrace_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "kfdtrace: cannot load or attach the probes: %s\n", strerror(-err));
+		goto out_skel;
+	}
+	if (!quiet)
+		fprintf(stderr, "kfdtrace: probes live: ioctl\n");
+
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
+	start = now();
+	next = start + env.interval;
+	if (child && write(go[1], "g", 1) != 1) {
+		err = -EPIPE;
+		goto out_skel;
+	}
+	if (child)
+		close(go[1]);
+	go[1] = -1;
+
+	while (!exiting) {
+		int status;
+
+		if (child && waitpid(child, &status, WNOHANG) == child) {
+			t->status = exit_status(status);
+			child = 0;
+			break;
+		}
+		if (env.pid && kill(env.pid, 0) && errno == ESRCH)
+			break;
+		if (env.duration && now() - start >= env.duration)
+			break;
+		if (env.interval && now() >= next) {
+			n = totals_from(skel, t, &rows);
+			if (n >= 0)
+				print_report(stdout, t, rows, n);
+			free(rows);
+			rows = NULL;
+			printf("\n");
+			fflush(stdout);
+			next += env.interval;
+		}
+		usleep(10000);
+	}
+	t->seconds = now() - start;
+	n = totals_from(skel, t, &rows);
+	if (n < 0) {
+		err = n;
+		goto out_skel;
+	}
+	if (!quiet)
+		print_report(stdout, t, rows, n);
+	if (env.out)
+		err = write_json(env.out, t, rows, n);
+	free(rows);
+out_skel:
+	kfdtrace_bpf__destroy(skel);
+out_child:
+	if (go[1] >= 0)
+		close(go[1]);
+	if (child > 0) {
+		int status;
+
+		/* interrupted: the command goes on without the probes */
+		if (waitpid(child, &status, exiting ? WNOHANG : 0) == child)
+			t->status = exit_status(status);
+	}
+	return err;
+}
+
+/* check: PATH OP VALUE over the JSON; see the usage text */
+static int check_one(const struct kt_doc *doc, const char *expr)
+{
+	static const char *const ops[] = { "==", "!=", "<=", ">=", "<", ">" };
+	char path[128], *end;
+	const char *p = expr, *val;
+	const struct kt_field *f;
+	size_t len;
+	double want;
+	bool ok;
+	int op;
+
+	while (*p == ' ')
+		p++;
+	len = strcspn(p, " =!<>");
+	if (!len || len >= sizeof(path))
+		return -EINVAL;
+	memcpy(path, p, len);
+	path[len] = 0;
+	p += len;
+	while (*p == ' ')
+		p++;
+	for (op = 0; op < 6; op++)
+		if (!strncmp(p, ops[op], strlen(ops[op])))
+			break;
+	if (op == 6)
+		return -EINVAL;
+	p += strlen(ops[op]);
+	while (*p == ' ')
+		p++;
+	val = p;
+	if (!*val)
+		return -EINVAL;
+
+	f = kt_doc_get(doc, path);
+	if (!f) {
+		printf("FAIL %s: no field \"%s\"\n", expr, path);
+		return 1;
+	}
+	if (*val == '"') {
+		len = strlen(val);
+		if (len < 2 || val[len - 1] != '"' || op > 1)
+			return -EINVAL;
+		ok = f->is_str && strlen(f->str) == len - 2 && !strncmp(f->str, val + 1, len - 2);
+		if (op == 1)
+			ok = !ok;
+	} else {
+		want = strtod(val, &end);
+		while (*end == ' ')
+			end++;
+		if (end == val || *end)
+			return -EINVAL;
+		if (f->is_str) {
+			printf("FAIL %s: %s is a string (\"%s\")\n", expr, path, f->str);
+			return 1;
+		}
+		if (op == 0)
+			ok = f->num == want;
+		else if (op == 1)
+			ok = f->num != want;
+		else if (op == 2)
+			ok = f->num <= want;
+		else if (op == 3)
+			ok = f->num >= want;
+		else if (op == 4)
+			ok = f->num < want;
+		else
+			ok = f->num > want;
+	}
+	if (f->is_str)
+		printf("%s %s (%s = \"%s\")\n", ok ? "ok  " : "FAIL", expr, path, f->str);
+	else
+		printf("%s %s (%s = %.10g)\n", ok ? "ok  " : "FAIL", expr, path, f->num);
+	return ok ? 0 : 1;
+}
+
+static int cmd_check(const char *file)
+{
+	char err[256], tmp[] = "/tmp/kfdtrace-check-XXXXXX";
+	struct kt_doc doc;
+	int i, ret, failed = 0;
+
+	if (!env.nexpect) {
+		fprintf(stderr, "kfdtrace check: no --expect\n");
+		return 2;
+	}
+	if (!file) {
+		struct totals t = {};
+		int fd = mkstemp(tmp);
+
+		if (fd < 0)
+			return 2;
+		close(fd);
+		env.out = tmp;
+		ret = record(&t, false);
+		if (ret) {
+			unlink(tmp);
+			return 2;
+		}
+		file = tmp;
+	}
+	ret = kt_json_load(file, &doc, err, sizeof(err));
+	if (file == tmp)
+		unlink(tmp);
+	if (ret) {
+		fprintf(stderr, "kfdtrace check: %s\n", err);
+		return 2;
+	}
+	for (i = 0; i < env.nexpect; i++) {
+		ret = check_one(&doc, env.expect[i]);
+		if (ret < 0) {
+			fprintf(stderr, "kfdtrace check: cannot parse \"%s\" (PATH OP VALUE)\n",
+				env.expect[i]);
+			kt_doc_free(&doc);
+			return 2;
+		}
+		failed += ret;
+	}
+	kt_doc_free(&doc);
+	return failed ? 1 : 0;
+}
+
+static int cmd_compare(const char *a, const char *b)
+{
+	static const char *const keys[] = {
+		"ranges.registered", "ioctl.userptr_alloc", "ioctl.batch_alloc",
+		"ioctl.total", "ioctl.errors", "ranges.ioctls_per_range",
+		"ranges.registration_ms", "seconds",
+	};
+	struct kt_doc da, db;
+	char err[256];
+	unsigned int i;
+
+	if (kt_json_load(a, &da, err, sizeof(err))) {
+		fprintf(stderr, "kfdtrace compare: %s\n", err);
+		return 2;
+	}
+	if (kt_json_load(b, &db, err, sizeof(err))) {
+		fprintf(stderr, "kfdtrace compare: %s\n", err);
+		kt_doc_free(&da);
+		return 2;
+	}
+	printf("%-26s %16s %16s %10s\n", "", "BASE", "NEW", "BASE/NEW");
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct kt_field *x = kt_doc_get(&da, keys[i]);
+		const struct kt_field *y = kt_doc_get(&db, keys[i]);
+		double vx = x && !x->is_str ? x->num : NAN, vy = y && !y->is_str ? y->num : NAN;
+
+		printf("%-26s %16.6g %16.6g ", keys[i], vx, vy);
+		if (vy != 0 && !isnan(vx) && !isnan(vy))
+			printf("%10.2f\n", vx / vy);
+		else
+			printf("%10s\n", "-");
+	}
+	kt_doc_free(&da);
+	kt_doc_free(&db);
+	return 0;
+}
+
+const char *argp_program_version = "kfdtrace 0.1";
+static const char doc[] =
+"Trace userptr registration ioctls of amdkfd and the emulated device.\n"
+"\n"
+"  kfdtrace record [-p PID] [-d SECONDS] [-i SECONDS] [-o FILE.json] [-- CMD...]\n"
+"  kfdtrace compare BASE.json NEW.json\n"
+"  kfdtrace check --expect EXPR... (FILE.json | -- CMD...)\n"
+"\n"
+"EXPR is PATH OP VALUE: PATH a field of the JSON (nested keys joined by\n"
+"'.', array elements by their index), OP one of == != < <= > >=, VALUE a\n"
+"number or a \"string\" (== and != only). Fields: ioctl.userptr_alloc,\n"
+"ioctl.batch_alloc, ioctl.other_alloc, ioctl.free, ioctl.other,\n"
+"ioctl.total, ioctl.errors, ioctl.CLASS.{calls,errors,ranges,ns} (CLASS:\n"
+"kfd_userptr, kfd_batch, kfd_alloc_other, kfd_free, kfd_other, emu_userptr,\n"
+"emu_batch, emu_free, emu_other), ranges.registered,\n"
+"ranges.ioctls_per_range, ranges.registration_ms, seconds, status (the\n"
+"command's exit status).\n"
+"\n"
+"check exits 0 when every EXPR holds, 1 when one does not (each is printed\n"
+"with the value it saw), 2 on a usage or load error.\n"
+"\n"
+"Examples:\n"
+"  kfdtrace record -o batch.json -- ./workload --batch\n"
+"  kfdtrace check --expect 'ioctl.batch_alloc == 1' \\\n"
+"                 --expect 'ranges.registered >= 4096' batch.json\n";
+
+static const struct argp_option opts[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process only" },
+	{ "duration", 'd', "SECONDS", 0, "Stop after this long" },
+	{ "interval", 'i', "SECONDS", 0, "Print the report every SECONDS while tracing" },
+	{ "output", 'o', "FILE", 0, "Write the results as JSON to FILE" },
+	{ "expect", 'e', "EXPR", 0, "check: an assertion (repeatable)" },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output" },
+	{},
+};
+
+static int parse_count(const char *arg, struct argp_state *state)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x7fffffff)
+		argp_error(state, "%s is not a positive number", arg);
+	return (int)v;
+}
+
+static const char **args;
+static int nargs;
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'p':
+		env.pid = parse_count(arg, state);
+		break;
+	case 'd':
+		env.duration = parse_count(arg, state);
+		break;
+	case 'i':
+		env.interval = parse_count(arg, state);
+		break;
+	case 'o':
+		env.out = arg;
+		break;
+	case 'e':
+		env.expect = realloc(env.expect, (env.nexpect + 1) * sizeof(*env.expect));
+		if (!env.expect)
+			argp_failure(state, 2, ENOMEM, "--expect");
+		env.expect[env.nexpect++] = arg;
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		args = realloc(args, (nargs + 1) * sizeof(*args));
+		if (!args)
+			argp_failure(state, 2, ENOMEM, "arguments");
+		args[nargs++] = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_arg, "record|compare|check [ARGS...]", doc };
+	int dashdash = 0, i, err;
+	struct totals t = {};
+	const char *verb;
+
+	/* everything after "--" is the command, untouched by argp */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			dashdash = i;
+			break;
+		}
+	}
+	if (dashdash) {
+		env.cmd = &argv[dashdash + 1];
+		if (!*env.cmd) {
+			fprintf(stderr, "kfdtrace: no command after --\n");
+			return 2;
+		}
+		argc = dashdash;
+	}
+	argp_err_exit_status = 2;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 2;
+	if (!nargs) {
+		argp_help(&argp, stderr, ARGP_HELP_STD_USAGE, "kfdtrace");
+		return 2;
+	}
+	verb = args[0];
+	if (!strcmp(verb, "record")) {
+		if (nargs != 1 || (env.cmd && env.pid)) {
+			fprintf(stderr, "kfdtrace record: -p and a command exclude each other\n");
+			return 2;
+		}
+		err = record(&t, false);
+		if (err)
+			return 2;
+		return env.cmd ? t.status : 0;
+	}
+	if (!strcmp(verb, "compare")) {
+		if (nargs != 3 || env.cmd) {
+			fprintf(stderr, "kfdtrace compare: BASE.json NEW.json\n");
+			return 2;
+		}
+		return cmd_compare(args[1], args[2]);
+	}
+	if (!strcmp(verb, "check")) {
+		if (nargs > 2 || (nargs == 2 && env.cmd) || (nargs == 1 && !env.cmd)) {
+			fprintf(stderr, "kfdtrace check: FILE.json or -- CMD, not both\n");
+			return 2;
+		}
+		return cmd_check(nargs == 2 ? args[1] : NULL);
+	}
+	fprintf(stderr, "kfdtrace: unknown command \"%s\" (record, compare, check)\n", verb);
+	return 2;
+}
