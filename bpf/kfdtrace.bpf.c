@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kfdtrace's probes: ioctl accounting of amdkfd and the emulated device,
- * per process, from the syscalls tracepoints. CO-RE: built once against the
- * project kernel's BTF, loaded on any kernel with BTF.
+ * per process, from the syscalls tracepoints; HMM faults, interval notifier
+ * inserts and removes (fentry, or kprobe where fentry is refused); the
+ * batch helper's and the emulated device's tracepoints (raw tracepoints);
+ * amdgpu's own userptr eviction and restore functions (kprobes), for
+ * kernels without the series. CO-RE: built once against the project
+ * kernel's BTF, loaded on any kernel with BTF. Every program but the ioctl
+ * ones is optional: the loader disables those whose target is missing.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -42,6 +47,56 @@ struct {
 	__type(value, struct kt_ioctl_stat);
 } ioctl_stats SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KT_NR_COUNTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KT_NR_EVENTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} inval_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KT_NR_HISTS);
+	__type(key, __u32);
+	__type(value, struct kt_hist_val);
+} hists SEC(".maps");
+
+/* per thread: start of the hmm_range_fault() or restore worker in progress */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);	/* tid | kind << 32 */
+	__type(value, __u64);
+} fn_starts SEC(".maps");
+
+/* per batch: time of the first eviction not yet restored */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+} evicted_at SEC(".maps");
+
+/* the helper's batch, as far as the probes read it (module BTF, CO-RE) */
+struct drm_userptr_batch___kt {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct drm_userptr_batch_pass___kt {
+	unsigned int passes;
+	unsigned int faulted;
+	unsigned int retries;
+} __attribute__((preserve_access_index));
+
+#define EBUSY	16
+
 static __always_inline __u32 log2_u64(__u64 v)
 {
 	__u32 r = 0;
@@ -51,6 +106,54 @@ static __always_inline __u32 log2_u64(__u64 v)
 		r++;
 	}
 	return r;
+}
+
+static __always_inline void count(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&counts, &idx);
+
+	if (v)
+		__sync_fetch_and_add(v, n);
+}
+
+static __always_inline void hist_add(__u32 h, __u64 ns)
+{
+	struct kt_hist_val *v = bpf_map_lookup_elem(&hists, &h);
+
+	if (v)
+		__sync_fetch_and_add(&v->slots[log2_u64(ns / 1000)], 1);
+}
+
+static __always_inline bool traced(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return !filter_tgid || bpf_map_lookup_elem(&follow, &tgid);
+}
+
+static __always_inline __u64 fn_key(__u32 kind)
+{
+	return (__u32)bpf_get_current_pid_tgid() | (__u64)kind << 32;
+}
+
+static __always_inline void fn_enter(__u32 kind)
+{
+	__u64 key = fn_key(kind), ts = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&fn_starts, &key, &ts, BPF_ANY);
+}
+
+/* ns since the matching fn_enter(), 0 when there was none */
+static __always_inline __u64 fn_exit(__u32 kind)
+{
+	__u64 key = fn_key(kind), *ts, ns = 0;
+
+	ts = bpf_map_lookup_elem(&fn_starts, &key);
+	if (ts) {
+		ns = bpf_ktime_get_ns() - *ts;
+		bpf_map_delete_elem(&fn_starts, &key);
+	}
+	return ns;
 }
 
 static __always_inline __u32 read_u32(unsigned long uaddr)
@@ -168,6 +271,240 @@ int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
 	__sync_fetch_and_add(&s->hist[log2_u64(ns / 1000)], 1);
 out:
 	bpf_map_delete_elem(&starts, &tid);
+	return 0;
+}
+
+/*
+ * HMM and interval notifiers, for every process when nothing is filtered
+ * (the helper faults from workers too), else for the traced ones.
+ */
+static __always_inline void hmm_done(struct hmm_range *range, long ret)
+{
+	__u64 ns = fn_exit(0);
+
+	count(KT_HMM_CALLS, 1);
+	count(KT_HMM_PAGES, (BPF_CORE_READ(range, end) - BPF_CORE_READ(range, start)) >> 12);
+	if (ret == -EBUSY)
+		count(KT_HMM_EBUSY, 1);
+	else if (ret)
+		count(KT_HMM_ERRORS, 1);
+	if (ns)
+		hist_add(KT_H_HMM, ns);
+}
+
+SEC("fentry/hmm_range_fault")
+int BPF_PROG(kt_hmm_fentry, struct hmm_range *range)
+{
+	if (traced())
+		fn_enter(0);
+	return 0;
+}
+
+SEC("fexit/hmm_range_fault")
+int BPF_PROG(kt_hmm_fexit, struct hmm_range *range, int ret)
+{
+	if (traced())
+		hmm_done(range, ret);
+	return 0;
+}
+
+SEC("kprobe/hmm_range_fault")
+int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
+{
+	__u64 key = fn_key(1), r = (__u64)range;
+
+	if (traced()) {
+		fn_enter(0);
+		bpf_map_update_elem(&fn_starts, &key, &r, BPF_ANY);
+	}
+	return 0;
+}
+
+SEC("kretprobe/hmm_range_fault")
+int BPF_KRETPROBE(kt_hmm_kretprobe, int ret)
+{
+	__u64 key = fn_key(1), *r;
+
+	r = bpf_map_lookup_elem(&fn_starts, &key);
+	if (!r)
+		return 0;
+	hmm_done((struct hmm_range *)*r, ret);
+	bpf_map_delete_elem(&fn_starts, &key);
+	return 0;
+}
+
+SEC("fentry/mmu_interval_notifier_insert")
+int BPF_PROG(kt_insert_fentry)
+{
+	if (traced())
+		count(KT_NOTIFIER_INSERT, 1);
+	return 0;
+}
+
+SEC("fentry/mmu_interval_notifier_remove")
+int BPF_PROG(kt_remove_fentry)
+{
+	if (traced())
+		count(KT_NOTIFIER_REMOVE, 1);
+	return 0;
+}
+
+SEC("kprobe/mmu_interval_notifier_insert")
+int BPF_KPROBE(kt_insert_kprobe)
+{
+	if (traced())
+		count(KT_NOTIFIER_INSERT, 1);
+	return 0;
+}
+
+SEC("kprobe/mmu_interval_notifier_remove")
+int BPF_KPROBE(kt_remove_kprobe)
+{
+	if (traced())
+		count(KT_NOTIFIER_REMOVE, 1);
+	return 0;
+}
+
+/*
+ * The batch helper's tracepoints (module drm_userptr_batch). Invalidation
+ * and restore run in other tasks than the workload (reclaim, the restore
+ * worker): they are counted whatever the filter.
+ */
+static __always_inline __u64 batch_id(const void *batch)
+{
+	return BPF_CORE_READ((const struct drm_userptr_batch___kt *)batch, id);
+}
+
+SEC("raw_tp/drm_userptr_create")
+int BPF_PROG(kt_create, const void *batch, int tgid)
+{
+	count(KT_BATCH_CREATE, 1);
+	return 0;
+}
+
+SEC("raw_tp/drm_userptr_destroy")
+int BPF_PROG(kt_destroy, const void *batch)
+{
+	__u64 id = batch_id(batch);
+
+	count(KT_BATCH_DESTROY, 1);
+	bpf_map_delete_elem(&evicted_at, &id);
+	return 0;
+}
+
+SEC("raw_tp/drm_userptr_range_fault")
+int BPF_PROG(kt_range_fault, const void *batch, unsigned int index,
+	     unsigned int retries, int ret, __u64 ns)
+{
+	count(KT_RANGE_FAULTS, 1);
+	count(KT_RANGE_FAULT_RETRIES, retries);
+	if (ret)
+		count(KT_RANGE_FAULT_ERRORS, 1);
+	return 0;
+}
+
+SEC("raw_tp/drm_userptr_invalidate")
+int BPF_PROG(kt_invalidate, const void *batch, unsigned int index,
+	     const struct mmu_notifier_range *range)
+{
+	__u32 ev = BPF_CORE_READ(range, event);
+	__u64 *v;
+
+	count(KT_INVALIDATE, 1);
+	if (ev < KT_NR_EVENTS) {
+		v = bpf_map_lookup_elem(&inval_events, &ev);
+		if (v)
+			__sync_fetch_and_add(v, 1);
+	}
+	return 0;
+}
+
+SEC("raw_tp/drm_userptr_evict")
+int BPF_PROG(kt_evict, const void *batch, unsigned int index)
+{
+	__u64 id = batch_id(batch), ts = bpf_ktime_get_ns();
+
+	count(KT_EVICT_RANGES, 1);
+	bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("raw_tp/drm_userptr_restore_end")
+int BPF_PROG(kt_restore_end, const void *batch, const void *pass, int ret, __u64 ns)
+{
+	const struct drm_userptr_batch_pass___kt *p = pass;
+	__u64 id = batch_id(batch), *ts;
+
+	count(KT_RESTORES, 1);
+	count(KT_RESTORE_PASSES, BPF_CORE_READ(p, passes));
+	count(KT_RESTORE_FAULTED, BPF_CORE_READ(p, faulted));
+	count(KT_RESTORE_RETRIES, BPF_CORE_READ(p, retries));
+	if (ret < 0)
+		count(KT_RESTORE_ERRORS, 1);
+	hist_add(KT_H_RESTORE, ns);
+	ts = bpf_map_lookup_elem(&evicted_at, &id);
+	if (ts && !ret) {
+		hist_add(KT_H_EVICT_RESTORE, bpf_ktime_get_ns() - *ts);
+		bpf_map_delete_elem(&evicted_at, &id);
+	}
+	return 0;
+}
+
+/* the emulated device's tracepoints (module userptr_emu) */
+SEC("raw_tp/userptr_emu_evict")
+int BPF_PROG(kt_emu_evict, __u64 batch, __u32 handle, unsigned int index)
+{
+	count(KT_EMU_EVICTS, 1);
+	return 0;
+}
+
+SEC("raw_tp/userptr_emu_restore")
+int BPF_PROG(kt_emu_restore, __u64 batch, __u32 handle, int ret, bool evicted)
+{
+	count(KT_EMU_RESTORES, 1);
+	return 0;
+}
+
+SEC("raw_tp/userptr_emu_access")
+int BPF_PROG(kt_emu_access, __u64 batch, __u32 handle, __u64 va, __u64 len,
+	     bool write, int ret)
+{
+	count(KT_EMU_ACCESS, 1);
+	if (ret)
+		count(KT_EMU_ACCESS_ERRORS, 1);
+	return 0;
+}
+
+/* amdgpu's userptr eviction and restore, on kernels with or without the series */
+SEC("kprobe/amdgpu_amdkfd_evict_userptr")
+int BPF_KPROBE(kt_amdgpu_evict)
+{
+	count(KT_AMDGPU_EVICTS, 1);
+	return 0;
+}
+
+SEC("kprobe/amdgpu_amdkfd_restore_userptr_worker")
+int BPF_KPROBE(kt_amdgpu_restore_enter)
+{
+	fn_enter(2);
+	return 0;
+}
+
+SEC("kretprobe/amdgpu_amdkfd_restore_userptr_worker")
+int BPF_KRETPROBE(kt_amdgpu_restore_exit)
+{
+	__u64 ns = fn_exit(2);
+
+	count(KT_AMDGPU_RESTORE_WORKS, 1);
+	if (ns)
+		hist_add(KT_H_AMDGPU_RESTORE, ns);
+	return 0;
+}
+
+SEC("kprobe/kgd2kfd_resume_mm")
+int BPF_KPROBE(kt_amdgpu_resume)
+{
+	count(KT_AMDGPU_RESUMES, 1);
 	return 0;
 }
 

@@ -53,4 +53,34 @@ struct kt_ioctl_stat {
 	char comm[16];
 };
 
+/* counters of the memory side, one array element each (map "counts") */
+enum kt_count {
+	KT_HMM_CALLS, KT_HMM_PAGES, KT_HMM_EBUSY, KT_HMM_ERRORS,
+	KT_NOTIFIER_INSERT, KT_NOTIFIER_REMOVE,
+	KT_BATCH_CREATE, KT_BATCH_DESTROY,
+	KT_RANGE_FAULTS, KT_RANGE_FAULT_RETRIES, KT_RANGE_FAULT_ERRORS,
+	KT_INVALIDATE, KT_EVICT_RANGES,
+	KT_RESTORES, KT_RESTORE_ERRORS, KT_RESTORE_PASSES, KT_RESTORE_FAULTED,
+	KT_RESTORE_RETRIES,
+	KT_EMU_EVICTS, KT_EMU_RESTORES, KT_EMU_ACCESS, KT_EMU_ACCESS_ERRORS,
+	KT_AMDGPU_EVICTS, KT_AMDGPU_RESTORE_WORKS, KT_AMDGPU_RESUMES,
+	KT_NR_COUNTS,
+};
+
+/* invalidations by enum mmu_notifier_event (map "inval_events") */
+#define KT_NR_EVENTS	16
+
+/* log2(us) histograms (map "hists") */
+enum kt_hist {
+	KT_H_HMM,		/* one hmm_range_fault() call */
+	KT_H_RESTORE,		/* one populate of the helper (restore_begin..end) */
+	KT_H_EVICT_RESTORE,	/* a batch's first eviction to its restore */
+	KT_H_AMDGPU_RESTORE,	/* amdgpu_amdkfd_restore_userptr_worker() */
+	KT_NR_HISTS,
+};
+
+struct kt_hist_val {
+	__u64 slots[KT_HIST_SLOTS];
+};
+
 #endif /* __KFDTRACE_H */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "kfdtrace.h"
@@ -45,6 +46,24 @@ static const char *const class_names[KT_NR_CLASSES] = {
 	[KT_EMU_BATCH] = "emu_batch",
 	[KT_EMU_FREE_MEM] = "emu_free",
 	[KT_EMU_OTHER] = "emu_other",
+};
+
+/*
+ * Probe groups. Only "ioctl" is required; the others are loaded when their
+ * target exists here, and each reports whether it went live.
+ */
+enum group { G_IOCTL, G_HMM, G_NOTIFIER, G_HELPER, G_EMU, G_AMDGPU, G_NR };
+
+static const char *const group_names[G_NR] = {
+	"ioctl", "hmm", "notifier", "helper", "emu", "amdgpu",
+};
+
+/* a group is live when all its loaded programs attached */
+static bool live[G_NR];
+
+static const char *const event_names[KT_NR_EVENTS] = {
+	"unmap", "clear", "protection_vma", "protection_page", "soft_dirty",
+	"release", "migrate", "exclusive",
 };
 
 static struct env {
@@ -75,6 +94,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 /* the summary of one record: what the report prints and the JSON holds */
 struct totals {
 	struct kt_ioctl_stat cls[KT_NR_CLASSES];
+	__u64 counts[KT_NR_COUNTS];
+	__u64 events[KT_NR_EVENTS];
+	struct kt_hist_val hists[KT_NR_HISTS];
 	double seconds;
 	int status;		/* the command's exit status, -1 without one */
 };
@@ -163,6 +185,55 @@ static void print_hist(FILE *f, const char *title, const __u64 *hist)
 	}
 }
 
+static void print_memory(FILE *f, const struct totals *t)
+{
+	const __u64 *c = t->counts;
+	int i;
+
+	if (live[G_HMM])
+		fprintf(f, "\nhmm_range_fault: %llu calls, %llu pages, %llu -EBUSY, %llu other errors\n",
+			(unsigned long long)c[KT_HMM_CALLS], (unsigned long long)c[KT_HMM_PAGES],
+			(unsigned long long)c[KT_HMM_EBUSY], (unsigned long long)c[KT_HMM_ERRORS]);
+	if (live[G_NOTIFIER])
+		fprintf(f, "interval notifiers: %llu inserted, %llu removed\n",
+			(unsigned long long)c[KT_NOTIFIER_INSERT],
+			(unsigned long long)c[KT_NOTIFIER_REMOVE]);
+	if (live[G_HELPER]) {
+		fprintf(f, "batches: %llu created, %llu destroyed; %llu range faults (%llu retries, %llu failed)\n",
+			(unsigned long long)c[KT_BATCH_CREATE],
+			(unsigned long long)c[KT_BATCH_DESTROY],
+			(unsigned long long)c[KT_RANGE_FAULTS],
+			(unsigned long long)c[KT_RANGE_FAULT_RETRIES],
+			(unsigned long long)c[KT_RANGE_FAULT_ERRORS]);
+		fprintf(f, "invalidations: %llu (", (unsigned long long)c[KT_INVALIDATE]);
+		for (i = 0; i < (int)ARRAY_SIZE(event_names); i++)
+			fprintf(f, "%s%s %llu", i ? ", " : "", event_names[i],
+				(unsigned long long)t->events[i]);
+		fprintf(f, "); %llu ranges evicted; %llu restores (%llu failed)\n",
+			(unsigned long long)c[KT_EVICT_RANGES],
+			(unsigned long long)c[KT_RESTORES],
+			(unsigned long long)c[KT_RESTORE_ERRORS]);
+	}
+	if (live[G_EMU])
+		fprintf(f, "emulated device: %llu evictions, %llu restores, %llu accesses (%llu failed)\n",
+			(unsigned long long)c[KT_EMU_EVICTS], (unsigned long long)c[KT_EMU_RESTORES],
+			(unsigned long long)c[KT_EMU_ACCESS],
+			(unsigned long long)c[KT_EMU_ACCESS_ERRORS]);
+	if (live[G_AMDGPU])
+		fprintf(f, "amdgpu: %llu userptr evictions, %llu restore works, %llu resumes\n",
+			(unsigned long long)c[KT_AMDGPU_EVICTS],
+			(unsigned long long)c[KT_AMDGPU_RESTORE_WORKS],
+			(unsigned long long)c[KT_AMDGPU_RESUMES]);
+	if (live[G_HMM])
+		print_hist(f, "hmm_range_fault latency", t->hists[KT_H_HMM].slots);
+	if (live[G_HELPER]) {
+		print_hist(f, "populate (restore_begin..end) latency", t->hists[KT_H_RESTORE].slots);
+		print_hist(f, "first eviction -> restore latency", t->hists[KT_H_EVICT_RESTORE].slots);
+	}
+	if (live[G_AMDGPU])
+		print_hist(f, "amdgpu restore worker latency", t->hists[KT_H_AMDGPU_RESTORE].slots);
+}
+
 static __u64 calls_of(const struct totals *t, enum kt_class a, enum kt_class b)
 {
 	return t->cls[a].calls + t->cls[b].calls;
@@ -224,6 +295,7 @@ static void print_report(FILE *f, const struct totals *t, const struct proc_row 
 		add_stat(&reg, &t->cls[i + KT_EMU_USERPTR]);
 	}
 	print_hist(f, "registration ioctl latency", reg.hist);
+	print_memory(f, t);
 }
 
 static void json_stat(FILE *f, const char *name, const struct kt_ioctl_stat *s, bool last)
@@ -232,6 +304,113 @@ static void json_stat(FILE *f, const char *name, const struct kt_ioctl_stat *s, 
 		(unsigned long long)s->calls, (unsigned long long)s->errors);
 	fprintf(f, "\"ranges\": %llu, \"ns\": %llu}%s\n",
 		(unsigned long long)s->ranges, (unsigned long long)s->ns, last ? "" : ",");
+}
+
+/* the upper bound (us) of the log2 bucket holding the pct-th percentile */
+static double percentile(const struct kt_hist_val *h, double pct)
+{
+	__u64 total = 0, sum = 0;
+	int i;
+
+	for (i = 0; i < KT_HIST_SLOTS; i++)
+		total += h->slots[i];
+	if (!total)
+		return 0;
+	for (i = 0; i < KT_HIST_SLOTS; i++) {
+		sum += h->slots[i];
+		if (sum * 100.0 >= pct * total)
+			return (double)((1ULL << (i + 1)) - 1);
+	}
+	return 0;
+}
+
+/* "name": {"a": 1, "b": 2}, from parallel arrays */
+static void json_obj(FILE *f, const char *name, const char *const *keys, const double *vals,
+		     int n, bool last)
+{
+	int i;
+
+	fprintf(f, "\t\"%s\": {", name);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\"%s\": %.10g", i ? ", " : "", keys[i], vals[i]);
+	fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+static void json_memory(FILE *f, const struct totals *t)
+{
+	const __u64 *c = t->counts;
+	const struct kt_hist_val *h = t->hists;
+	static const char *const hmm_k[] = { "calls", "pages", "ebusy", "errors",
+					     "p50_us", "p99_us" };
+	static const char *const notif_k[] = { "insert", "remove" };
+	static const char *const batch_k[] = { "created", "destroyed" };
+	static const char *const fault_k[] = { "ranges", "retries", "errors" };
+	static const char *const evict_k[] = { "ranges", "emu", "amdgpu" };
+	static const char *const restore_k[] = {
+		"count", "errors", "passes", "faulted", "retries", "p50_us", "p99_us",
+		"evict_to_restore_p50_us", "evict_to_restore_p99_us",
+		"evict_to_restore_count", "emu", "amdgpu_works", "amdgpu_p99_us",
+		"amdgpu_resumes",
+	};
+	static const char *const emu_k[] = { "evicts", "restores", "access",
+					     "access_errors" };
+	double v[16];
+	__u64 n = 0;
+	int i;
+
+	for (i = 0; i < G_NR; i++)
+		v[i] = live[i];
+	json_obj(f, "probes", group_names, v, G_NR, false);
+	v[0] = c[KT_HMM_CALLS];
+	v[1] = c[KT_HMM_PAGES];
+	v[2] = c[KT_HMM_EBUSY];
+	v[3] = c[KT_HMM_ERRORS];
+	v[4] = percentile(&h[KT_H_HMM], 50);
+	v[5] = percentile(&h[KT_H_HMM], 99);
+	json_obj(f, "hmm", hmm_k, v, 6, false);
+	v[0] = c[KT_NOTIFIER_INSERT];
+	v[1] = c[KT_NOTIFIER_REMOVE];
+	json_obj(f, "notifier", notif_k, v, 2, false);
+	v[0] = c[KT_BATCH_CREATE];
+	v[1] = c[KT_BATCH_DESTROY];
+	json_obj(f, "batch", batch_k, v, 2, false);
+	v[0] = c[KT_RANGE_FAULTS];
+	v[1] = c[KT_RANGE_FAULT_RETRIES];
+	v[2] = c[KT_RANGE_FAULT_ERRORS];
+	json_obj(f, "fault", fault_k, v, 3, false);
+	fprintf(f, "\t\"invalidate\": {\"total\": %llu",
+		(unsigned long long)c[KT_INVALIDATE]);
+	for (i = 0; i < KT_NR_EVENTS; i++)
+		if (i < (int)ARRAY_SIZE(event_names) && event_names[i])
+			fprintf(f, ", \"%s\": %llu", event_names[i],
+				(unsigned long long)t->events[i]);
+	fprintf(f, "},\n");
+	v[0] = c[KT_EVICT_RANGES];
+	v[1] = c[KT_EMU_EVICTS];
+	v[2] = c[KT_AMDGPU_EVICTS];
+	json_obj(f, "evict", evict_k, v, 3, false);
+	for (i = 0; i < KT_HIST_SLOTS; i++)
+		n += h[KT_H_EVICT_RESTORE].slots[i];
+	v[0] = c[KT_RESTORES];
+	v[1] = c[KT_RESTORE_ERRORS];
+	v[2] = c[KT_RESTORE_PASSES];
+	v[3] = c[KT_RESTORE_FAULTED];
+	v[4] = c[KT_RESTORE_RETRIES];
+	v[5] = percentile(&h[KT_H_RESTORE], 50);
+	v[6] = percentile(&h[KT_H_RESTORE], 99);
+	v[7] = percentile(&h[KT_H_EVICT_RESTORE], 50);
+	v[8] = percentile(&h[KT_H_EVICT_RESTORE], 99);
+	v[9] = n;
+	v[10] = c[KT_EMU_RESTORES];
+	v[11] = c[KT_AMDGPU_RESTORE_WORKS];
+	v[12] = percentile(&h[KT_H_AMDGPU_RESTORE], 99);
+	v[13] = c[KT_AMDGPU_RESUMES];
+	json_obj(f, "restore", restore_k, v, 14, false);
+	v[0] = c[KT_EMU_EVICTS];
+	v[1] = c[KT_EMU_RESTORES];
+	v[2] = c[KT_EMU_ACCESS];
+	v[3] = c[KT_EMU_ACCESS_ERRORS];
+	json_obj(f, "emu", emu_k, v, 4, false);
 }
 
 static void json_u64(FILE *f, const char *name, __u64 v)
@@ -267,6 +446,7 @@ static int write_json(const char *path, const struct totals *t, const struct pro
 	summarize(t, &s);
 	fprintf(f, "{\n\t\"kfdtrace\": 1,\n\t\"seconds\": %.6f,\n\t\"status\": %d,\n",
 		t->seconds, t->status);
+	json_memory(f, t);
 	fprintf(f, "\t\"ioctl\": {\n");
 	json_u64(f, "userptr_alloc", s.userptr_alloc);
 	json_u64(f, "batch_alloc", s.batch_alloc);
@@ -328,13 +508,189 @@ static int totals_from(struct kfdtrace_bpf *skel, struct totals *t,
 		       struct proc_row **rows)
 {
 	int i, n = read_rows(skel, rows);
+	__u32 k;
 
 	if (n < 0)
 		return n;
 	memset(t->cls, 0, sizeof(t->cls));
 	for (i = 0; i < n; i++)
 		add_stat(&t->cls[(*rows)[i].key.class], &(*rows)[i].st);
+	for (k = 0; k < KT_NR_COUNTS; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counts), &k, &t->counts[k]))
+			t->counts[k] = 0;
+	for (k = 0; k < KT_NR_EVENTS; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.inval_events), &k, &t->events[k]))
+			t->events[k] = 0;
+	for (k = 0; k < KT_NR_HISTS; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.hists), &k, &t->hists[k]))
+			memset(&t->hists[k], 0, sizeof(t->hists[k]));
 	return n;
+}
+
+struct prog_info {
+	const char *name;	/* BPF program */
+	enum group group;
+	int flavour;		/* 0 any, 1 fentry, 2 kprobe */
+	const char *target;	/* what must exist: see target_exists() */
+};
+
+static const struct prog_info progs[] = {
+	{ "kt_fork", G_IOCTL, 0, NULL },
+	{ "kt_ioctl_enter", G_IOCTL, 0, NULL },
+	{ "kt_ioctl_exit", G_IOCTL, 0, NULL },
+	{ "kt_hmm_fentry", G_HMM, 1, "fn:hmm_range_fault" },
+	{ "kt_hmm_fexit", G_HMM, 1, "fn:hmm_range_fault" },
+	{ "kt_hmm_kprobe", G_HMM, 2, "fn:hmm_range_fault" },
+	{ "kt_hmm_kretprobe", G_HMM, 2, "fn:hmm_range_fault" },
+	{ "kt_insert_fentry", G_NOTIFIER, 1, "fn:mmu_interval_notifier_insert" },
+	{ "kt_remove_fentry", G_NOTIFIER, 1, "fn:mmu_interval_notifier_remove" },
+	{ "kt_insert_kprobe", G_NOTIFIER, 2, "fn:mmu_interval_notifier_insert" },
+	{ "kt_remove_kprobe", G_NOTIFIER, 2, "fn:mmu_interval_notifier_remove" },
+	{ "kt_create", G_HELPER, 0, "tp:drm_userptr/drm_userptr_create" },
+	{ "kt_destroy", G_HELPER, 0, "tp:drm_userptr/drm_userptr_destroy" },
+	{ "kt_range_fault", G_HELPER, 0, "tp:drm_userptr/drm_userptr_range_fault" },
+	{ "kt_invalidate", G_HELPER, 0, "tp:drm_userptr/drm_userptr_invalidate" },
+	{ "kt_evict", G_HELPER, 0, "tp:drm_userptr/drm_userptr_evict" },
+	{ "kt_restore_end", G_HELPER, 0, "tp:drm_userptr/drm_userptr_restore_end" },
+	{ "kt_emu_evict", G_EMU, 0, "tp:userptr_emu/userptr_emu_evict" },
+	{ "kt_emu_restore", G_EMU, 0, "tp:userptr_emu/userptr_emu_restore" },
+	{ "kt_emu_access", G_EMU, 0, "tp:userptr_emu/userptr_emu_access" },
+	{ "kt_amdgpu_evict", G_AMDGPU, 0, "amdgpu:amdgpu_amdkfd_evict_userptr" },
+	{ "kt_amdgpu_restore_enter", G_AMDGPU, 0, "amdgpu:amdgpu_amdkfd_restore_userptr_worker" },
+	{ "kt_amdgpu_restore_exit", G_AMDGPU, 0, "amdgpu:amdgpu_amdkfd_restore_userptr_worker" },
+	{ "kt_amdgpu_resume", G_AMDGPU, 0, "amdgpu:kgd2kfd_resume_mm" },
+};
+
+static struct btf *vmlinux_btf, *amdgpu_btf;
+static struct bpf_link *links[64];
+static int nlinks;
+
+static bool btf_has_func(struct btf *btf, const char *fn)
+{
+	return btf && btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) > 0;
+}
+
+/* fn:NAME in vmlinux BTF, tp:SYS/EVENT in tracefs, amdgpu:NAME in its BTF */
+static bool target_exists(const char *t)
+{
+	char path[256];
+	struct stat st;
+
+	if (!t)
+		return true;
+	if (!strncmp(t, "fn:", 3))
+		return btf_has_func(vmlinux_btf, t + 3);
+	if (!strncmp(t, "amdgpu:", 7))
+		return btf_has_func(amdgpu_btf, t + 7);
+	if (!strncmp(t, "tp:", 3)) {
+		snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", t + 3);
+		if (!stat(path, &st))
+			return true;
+		snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s", t + 3);
+		return !stat(path, &st);
+	}
+	return false;
+}
+
+/*
+ * Opens and loads the skeleton with every program whose target exists:
+ * HMM and notifier programs as fentry first, as kprobes if the kernel
+ * refuses that, and without them if it refuses both.
+ */
+static struct kfdtrace_bpf *open_and_load(pid_t tgid)
+{
+	struct kfdtrace_bpf *skel;
+	unsigned int i;
+	int flavour, err = 0;
+
+	vmlinux_btf = btf__load_vmlinux_btf();
+	if (vmlinux_btf)
+		amdgpu_btf = btf__parse_split("/sys/kernel/btf/amdgpu", vmlinux_btf);
+	if (amdgpu_btf && libbpf_get_error(amdgpu_btf))
+		amdgpu_btf = NULL;
+
+	for (flavour = 1; flavour <= 3; flavour++) {
+		skel = kfdtrace_bpf__open();
+		if (!skel) {
+			fprintf(stderr, "kfdtrace: cannot open the BPF object: %s\n",
+				strerror(errno));
+			return NULL;
+		}
+		skel->rodata->filter_tgid = tgid != 0;
+		for (i = 0; i < ARRAY_SIZE(progs); i++) {
+			struct bpf_program *p;
+			bool on = target_exists(progs[i].target) &&
+				  (!progs[i].flavour || progs[i].flavour == flavour);
+
+			p = bpf_object__find_program_by_name(skel->obj, progs[i].name);
+			if (p)
+				bpf_program__set_autoload(p, on);
+		}
+		err = kfdtrace_bpf__load(skel);
+		if (!err)
+			break;
+		if (env.verbose)
+			fprintf(stderr, "kfdtrace: load with probe flavour %d: %s\n",
+				flavour, strerror(-err));
+		kfdtrace_bpf__destroy(skel);
+		skel = NULL;
+	}
+	if (!skel) {
+		fprintf(stderr, "kfdtrace: cannot load the probes: %s\n", strerror(-err));
+		return NULL;
+	}
+	if (tgid) {
+		__u32 key = tgid;
+		__u8 one = 1;
+
+		if (bpf_map__update_elem(skel->maps.follow, &key, sizeof(key), &one,
+					 sizeof(one), BPF_ANY)) {
+			kfdtrace_bpf__destroy(skel);
+			return NULL;
+		}
+	}
+	return skel;
+}
+
+/* attaches what loaded; a group is live when all its loaded programs are */
+static int attach_all(struct kfdtrace_bpf *skel, bool quiet)
+{
+	bool tried[G_NR] = {}, failed[G_NR] = {};
+	unsigned int i;
+	int g;
+
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_program *p;
+		struct bpf_link *l;
+
+		p = bpf_object__find_program_by_name(skel->obj, progs[i].name);
+		if (!p || !bpf_program__autoload(p))
+			continue;
+		tried[progs[i].group] = true;
+		l = bpf_program__attach(p);
+		if (!l || libbpf_get_error(l)) {
+			failed[progs[i].group] = true;
+			if (env.verbose)
+				fprintf(stderr, "kfdtrace: cannot attach %s\n", progs[i].name);
+			continue;
+		}
+		if (nlinks < (int)ARRAY_SIZE(links))
+			links[nlinks++] = l;
+	}
+	for (g = 0; g < G_NR; g++)
+		live[g] = tried[g] && !failed[g];
+	if (!live[G_IOCTL]) {
+		fprintf(stderr, "kfdtrace: cannot attach the ioctl probes\n");
+		return -ENOENT;
+	}
+	if (!quiet) {
+		fprintf(stderr, "kfdtrace: probes live:");
+		for (g = 0; g < G_NR; g++)
+			if (live[g])
+				fprintf(stderr, " %s", group_names[g]);
+		fprintf(stderr, "\n");
+	}
+	return 0;
 }
 
 /*
@@ -346,7 +702,7 @@ static int record(struct totals *t, bool quiet)
 {
 	struct kfdtrace_bpf *skel;
 	struct proc_row *rows = NULL;
-	int go[2] = { -1, -1 }, n, err;
+	int go[2] = { -1, -1 }, n, err, i;
 	pid_t child = 0;
 	double start, next;
 
@@ -375,29 +731,14 @@ static int record(struct totals *t, bool quiet)
 		close(go[0]);
 	}
 
-	skel = kfdtrace_bpf__open();
+	skel = open_and_load(child ? child : env.pid);
 	if (!skel) {
-		err = -errno;
-		fprintf(stderr, "kfdtrace: cannot open the BPF object: %s\n", strerror(-err));
+		err = -ENOENT;
 		goto out_child;
 	}
-	skel->rodata->filter_tgid = child || env.pid;
-	err = kfdtrace_bpf__load(skel);
-	if (!err && skel->rodata->filter_tgid) {
-		__u32 tgid = child ? child : env.pid;
-		__u8 one = 1;
-
-		err = bpf_map__update_elem(skel->maps.follow, &tgid, sizeof(tgid), &one,
-					   sizeof(one), BPF_ANY);
-	}
-	if (!err)
-		err = kfdtrace_bpf__attach(skel);
-	if (err) {
-		fprintf(stderr, "kfdtrace: cannot load or attach the probes: %s\n", strerror(-err));
+	err = attach_all(skel, quiet);
+	if (err)
 		goto out_skel;
-	}
-	if (!quiet)
-		fprintf(stderr, "kfdtrace: probes live: ioctl\n");
 
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
@@ -447,6 +788,9 @@ static int record(struct totals *t, bool quiet)
 		err = write_json(env.out, t, rows, n);
 	free(rows);
 out_skel:
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	nlinks = 0;
 	kfdtrace_bpf__destroy(skel);
 out_child:
 	if (go[1] >= 0)

@@ -28,6 +28,9 @@ fi
 if tap_run "modprobe amdgpu" modprobe amdgpu; then
 	"$bin/amdgpu-smoke" || TAP_FAILED=$((TAP_FAILED + 1))
 	"$bin/kfd_batch_tests" || TAP_FAILED=$((TAP_FAILED + 1))
+	# kfdtrace's fallback probes on amdgpu's own userptr functions
+	tap_run "kfdtrace: the amdgpu probes attach" "$bin/kfdtrace" check \
+		--expect "probes.amdgpu == 1" --expect "probes.hmm == 1" -- true
 	# the BPF toolkit attaches to these: amdgpu's BTF must describe them
 	btf=$(bpftool btf dump file /sys/kernel/btf/amdgpu 2>&1)
 	for fn in kfd_ioctl_alloc_memory_of_gpu_batch \

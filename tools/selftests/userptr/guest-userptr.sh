@@ -24,7 +24,8 @@ fi
 if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	# kfdtrace against the device (one process of the test, followed
-	# through its fork): one alloc ioctl per range, or one for the batch
+	# through its fork): one alloc ioctl per range, or one for the batch;
+	# one notifier and at least one HMM fault per range either way
 	tap_run "kfdtrace: 4096 ranges one by one take 4096 ioctls, as a batch 1" \
 		"$top/build/bin/kfdtrace" check \
 		--expect "ioctl.emu_userptr.calls == 4096" \
@@ -34,6 +35,12 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "ranges.registered == 8192" \
 		--expect "ioctl.emu_free.calls == 4097" \
 		--expect "status == 0" \
+		--expect "probes.hmm == 1" --expect "probes.notifier == 1" \
+		--expect "probes.helper == 1" --expect "probes.emu == 1" \
+		--expect "notifier.insert == 8192" --expect "notifier.remove == 8192" \
+		--expect "batch.created == 4097" --expect "batch.destroyed == 4097" \
+		--expect "fault.ranges >= 8192" --expect "fault.errors == 0" \
+		--expect "hmm.calls >= 8192" --expect "hmm.pages >= 8192" \
 		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
