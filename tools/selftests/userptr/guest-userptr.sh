@@ -21,6 +21,45 @@ if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
 fi
 
 . "$top/tools/selftests/userptr/lib.sh"
+
+# bt_expect NAME SCRIPT CMD REGEX...: run bpf/bpftrace/SCRIPT with -c CMD;
+# passes when its output has a line matching each REGEX
+bt_expect() {
+	local name=$1 script=$2 cmd=$3 out re ok=1
+	shift 3
+	out=$(bpftrace "$top/bpf/bpftrace/$script" -c "$cmd" 2>&1)
+	for re in "$@"; do
+		printf '%s\n' "$out" | grep -Eq "$re" && continue
+		echo "no line matches: $re" | tap_diag
+		ok=0
+	done
+	if [ $ok -eq 1 ]; then
+		tap_ok "$name"
+	else
+		printf '%s\n' "$out" | grep -v '^$' | tail -n 30 | tap_diag
+		tap_fail "$name"
+	fi
+}
+
+# the bpftrace views on the device, with Debian's bpftrace
+bpftrace_views() {
+	local t=$top/build/bin/userptr_emu_tests
+
+	bt_expect "kfd_ioctl.bt: 16 ranges one by one = 16 calls, batched 1 call of 16" \
+		kfd_ioctl.bt "$t -v r16_2m" \
+		'^@calls\[userptr_emu_tes, emu_userptr\]: 16$' \
+		'^@calls\[userptr_emu_tes, emu_batch\]: 1$' \
+		'^@ranges\[userptr_emu_tes, emu_batch\]: 16$'
+	bt_expect "hmm_fault.bt: faults of 32 ranges of 2 MiB succeed" \
+		hmm_fault.bt "$t -v r16_2m" '^@ret\[0\]: ([3-9][0-9]|[1-9][0-9]{2,})$' \
+		'^@pages: ([1-9][0-9]{4,})$'
+	bt_expect "userptr_inval.bt: MADV_DONTNEED clears (event 1) and evicts a range" \
+		userptr_inval.bt "$t -t madv_dontneed" \
+		'^@invalidations\[[0-9]+, 1\]: [1-9]' '^@evicted\[[0-9]+\]: [1-9]'
+	bt_expect "userptr_restore.bt: the eviction is followed by a restore" \
+		userptr_restore.bt "$t -t madv_dontneed" '^@evict_to_restore_us:' \
+		'^@populate_us:'
+}
 if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	# kfdtrace against the device (one process of the test, followed
@@ -42,6 +81,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "fault.ranges >= 8192" --expect "fault.errors == 0" \
 		--expect "hmm.calls >= 8192" --expect "hmm.pages >= 8192" \
 		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
+	bpftrace_views
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
 [ $TAP_FAILED -eq 0 ]
