@@ -80,8 +80,9 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	bpftool gen skeleton $< >$@.tmp && mv $@.tmp $@
 
-KFDTRACE_SRC := tools/kfdtrace/kfdtrace.c tools/kfdtrace/json.c
-$(BIN)/kfdtrace: $(KFDTRACE_SRC) tools/kfdtrace/json.h bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h
+KFDTRACE_SRC := tools/kfdtrace/kfdtrace.c tools/kfdtrace/json.c tools/kfdtrace/verdict.c
+$(BIN)/kfdtrace: $(KFDTRACE_SRC) tools/kfdtrace/json.h tools/kfdtrace/verdict.h bpf/kfdtrace.h \
+		 $(BPF_OUT)/kfdtrace.skel.h
 	@mkdir -p $(BIN)
 	$(CC) $(TOOL_CFLAGS) $(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -lm
 

@@ -84,9 +84,16 @@ struct {
 	__type(value, __u64);
 } evicted_at SEC(".maps");
 
+/* the eviction verdict's ordered events */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
 /* the helper's batch, as far as the probes read it (module BTF, CO-RE) */
 struct drm_userptr_batch___kt {
 	__u64 id;
+	unsigned int nranges;
 } __attribute__((preserve_access_index));
 
 struct drm_userptr_batch_pass___kt {
@@ -154,6 +161,24 @@ static __always_inline __u64 fn_exit(__u32 kind)
 		bpf_map_delete_elem(&fn_starts, &key);
 	}
 	return ns;
+}
+
+static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret,
+				 __u32 arg)
+{
+	struct kt_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(KT_EVENTS_LOST, 1);
+		return;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->batch = batch;
+	e->type = type;
+	e->index = index;
+	e->ret = ret;
+	e->arg = arg;
+	bpf_ringbuf_submit(e, 0);
 }
 
 static __always_inline __u32 read_u32(unsigned long uaddr)
@@ -378,7 +403,10 @@ static __always_inline __u64 batch_id(const void *batch)
 SEC("raw_tp/drm_userptr_create")
 int BPF_PROG(kt_create, const void *batch, int tgid)
 {
+	const struct drm_userptr_batch___kt *b = batch;
+
 	count(KT_BATCH_CREATE, 1);
+	emit(KT_EV_CREATE, BPF_CORE_READ(b, id), 0, 0, BPF_CORE_READ(b, nranges));
 	return 0;
 }
 
@@ -389,6 +417,7 @@ int BPF_PROG(kt_destroy, const void *batch)
 
 	count(KT_BATCH_DESTROY, 1);
 	bpf_map_delete_elem(&evicted_at, &id);
+	emit(KT_EV_DESTROY, id, 0, 0, 0);
 	return 0;
 }
 
@@ -400,6 +429,7 @@ int BPF_PROG(kt_range_fault, const void *batch, unsigned int index,
 	count(KT_RANGE_FAULT_RETRIES, retries);
 	if (ret)
 		count(KT_RANGE_FAULT_ERRORS, 1);
+	emit(KT_EV_FAULT, batch_id(batch), index, ret, 0);
 	return 0;
 }
 
@@ -411,6 +441,7 @@ int BPF_PROG(kt_invalidate, const void *batch, unsigned int index,
 	__u64 *v;
 
 	count(KT_INVALIDATE, 1);
+	emit(KT_EV_INVAL, batch_id(batch), index, 0, ev);
 	if (ev < KT_NR_EVENTS) {
 		v = bpf_map_lookup_elem(&inval_events, &ev);
 		if (v)
@@ -426,6 +457,7 @@ int BPF_PROG(kt_evict, const void *batch, unsigned int index)
 
 	count(KT_EVICT_RANGES, 1);
 	bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
+	emit(KT_EV_EVICT, id, index, 0, 0);
 	return 0;
 }
 
@@ -436,6 +468,7 @@ int BPF_PROG(kt_restore_end, const void *batch, const void *pass, int ret, __u64
 	__u64 id = batch_id(batch), *ts;
 
 	count(KT_RESTORES, 1);
+	emit(KT_EV_RESTORE_END, id, 0, ret, 0);
 	count(KT_RESTORE_PASSES, BPF_CORE_READ(p, passes));
 	count(KT_RESTORE_FAULTED, BPF_CORE_READ(p, faulted));
 	count(KT_RESTORE_RETRIES, BPF_CORE_READ(p, retries));
@@ -455,6 +488,7 @@ SEC("raw_tp/userptr_emu_evict")
 int BPF_PROG(kt_emu_evict, __u64 batch, __u32 handle, unsigned int index)
 {
 	count(KT_EMU_EVICTS, 1);
+	emit(KT_EV_EMU_EVICT, batch, index, 0, handle);
 	return 0;
 }
 
@@ -462,6 +496,7 @@ SEC("raw_tp/userptr_emu_restore")
 int BPF_PROG(kt_emu_restore, __u64 batch, __u32 handle, int ret, bool evicted)
 {
 	count(KT_EMU_RESTORES, 1);
+	emit(KT_EV_EMU_RESTORE, batch, 0, ret, evicted);
 	return 0;
 }
 
@@ -472,6 +507,7 @@ int BPF_PROG(kt_emu_access, __u64 batch, __u32 handle, __u64 va, __u64 len,
 	count(KT_EMU_ACCESS, 1);
 	if (ret)
 		count(KT_EMU_ACCESS_ERRORS, 1);
+	emit(KT_EV_EMU_ACCESS, batch, 0, ret, handle);
 	return 0;
 }
 

@@ -64,6 +64,7 @@ enum kt_count {
 	KT_RESTORE_RETRIES,
 	KT_EMU_EVICTS, KT_EMU_RESTORES, KT_EMU_ACCESS, KT_EMU_ACCESS_ERRORS,
 	KT_AMDGPU_EVICTS, KT_AMDGPU_RESTORE_WORKS, KT_AMDGPU_RESUMES,
+	KT_EVENTS_LOST,
 	KT_NR_COUNTS,
 };
 
@@ -81,6 +82,28 @@ enum kt_hist {
 
 struct kt_hist_val {
 	__u64 slots[KT_HIST_SLOTS];
+};
+
+/* the ordered event stream of the eviction verdict (ring buffer "events") */
+enum kt_ev_type {
+	KT_EV_CREATE,		/* arg: ranges */
+	KT_EV_DESTROY,
+	KT_EV_FAULT,		/* index, ret */
+	KT_EV_INVAL,		/* index, arg: mmu_notifier_event */
+	KT_EV_EVICT,		/* index: a valid range became invalid */
+	KT_EV_RESTORE_END,	/* ret */
+	KT_EV_EMU_EVICT,	/* index, arg: handle */
+	KT_EV_EMU_RESTORE,	/* ret, arg: still evicted */
+	KT_EV_EMU_ACCESS,	/* ret, arg: handle */
+};
+
+struct kt_event {
+	__u64 ts;
+	__u64 batch;
+	__u32 type;
+	__u32 index;
+	__s32 ret;
+	__u32 arg;
 };
 
 #endif /* __KFDTRACE_H */

@@ -581,13 +581,20 @@ again:
 		goto out;
 	}
 	if (alloc->evicted) {
+		u64 id = alloc->batch->id;
+		u32 handle = alloc->handle;
+
 		gen = file->restore_gen;
 		mutex_unlock(&file->lock);
 		left = (long)(deadline - jiffies);
 		if (left <= 0 ||
 		    !wait_event_timeout(file->restored,
-					READ_ONCE(file->restore_gen) != gen, left))
+					READ_ONCE(file->restore_gen) != gen, left)) {
+			/* no restore in time: tracing sees that too */
+			trace_userptr_emu_access(id, handle, va, len, write,
+						 -ETIMEDOUT);
 			return -ETIMEDOUT;
+		}
 		mutex_lock(&file->lock);
 		goto again;	/* it may have been freed meanwhile */
 	}

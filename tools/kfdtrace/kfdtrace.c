@@ -33,6 +33,7 @@
 #include "kfdtrace.h"
 #include "kfdtrace.skel.h"
 #include "json.h"
+#include "verdict.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -60,6 +61,15 @@ static const char *const group_names[G_NR] = {
 
 /* a group is live when all its loaded programs attached */
 static bool live[G_NR];
+
+static struct kt_verdict verdict;
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	if (len >= sizeof(struct kt_event))
+		kt_verdict_event(&verdict, data);
+	return 0;
+}
 
 static const char *const event_names[KT_NR_EVENTS] = {
 	"unmap", "clear", "protection_vma", "protection_page", "soft_dirty",
@@ -296,6 +306,8 @@ static void print_report(FILE *f, const struct totals *t, const struct proc_row 
 	}
 	print_hist(f, "registration ioctl latency", reg.hist);
 	print_memory(f, t);
+	if (live[G_HELPER] || live[G_EMU])
+		kt_verdict_print(f, &verdict, t->counts[KT_EVENTS_LOST]);
 }
 
 static void json_stat(FILE *f, const char *name, const struct kt_ioctl_stat *s, bool last)
@@ -447,6 +459,7 @@ static int write_json(const char *path, const struct totals *t, const struct pro
 	fprintf(f, "{\n\t\"kfdtrace\": 1,\n\t\"seconds\": %.6f,\n\t\"status\": %d,\n",
 		t->seconds, t->status);
 	json_memory(f, t);
+	kt_verdict_json(f, &verdict, t->counts[KT_EVENTS_LOST]);
 	fprintf(f, "\t\"ioctl\": {\n");
 	json_u64(f, "userptr_alloc", s.userptr_alloc);
 	json_u64(f, "batch_alloc", s.batch_alloc);
@@ -701,6 +714,7 @@ static int attach_all(struct kfdtrace_bpf *skel, bool quiet)
 static int record(struct totals *t, bool quiet)
 {
 	struct kfdtrace_bpf *skel;
+	struct ring_buffer *rb = NULL;
 	struct proc_row *rows = NULL;
 	int go[2] = { -1, -1 }, n, err, i;
 	pid_t child = 0;
@@ -739,6 +753,15 @@ static int record(struct totals *t, bool quiet)
 	err = attach_all(skel, quiet);
 	if (err)
 		goto out_skel;
+	err = kt_verdict_init(&verdict);
+	if (err)
+		goto out_skel;
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, NULL, NULL);
+	if (!rb) {
+		err = -errno;
+		fprintf(stderr, "kfdtrace: cannot open the event ring buffer\n");
+		goto out_skel;
+	}
 
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
@@ -765,6 +788,7 @@ static int record(struct totals *t, bool quiet)
 		if (env.duration && now() - start >= env.duration)
 			break;
 		if (env.interval && now() >= next) {
+			ring_buffer__consume(rb);
 			n = totals_from(skel, t, &rows);
 			if (n >= 0)
 				print_report(stdout, t, rows, n);
@@ -774,9 +798,11 @@ static int record(struct totals *t, bool quiet)
 			fflush(stdout);
 			next += env.interval;
 		}
-		usleep(10000);
+		ring_buffer__poll(rb, 10);
 	}
 	t->seconds = now() - start;
+	ring_buffer__consume(rb);
+	kt_verdict_finish(&verdict, (__u64)(now() * 1e9));
 	n = totals_from(skel, t, &rows);
 	if (n < 0) {
 		err = n;
@@ -788,6 +814,8 @@ static int record(struct totals *t, bool quiet)
 		err = write_json(env.out, t, rows, n);
 	free(rows);
 out_skel:
+	ring_buffer__free(rb);
+	kt_verdict_free(&verdict);
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	nlinks = 0;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Each fault-injection switch of the emulated device breaks one rule of the
-# eviction protocol; the selftest that guards that rule must then fail.
-# A switch no test notices would mean the tests cannot see that bug.
+# eviction protocol; the selftest that guards that rule must then fail, and
+# so must kfdtrace's eviction verdict on the same run (it passes without
+# the switch). A switch nothing notices would mean that bug goes unseen.
 # Runs inside the guest with --allow-splat: a broken device may also make
 # KASAN report the stale pages it reads, which is a failure too.
 set -u
@@ -10,23 +11,33 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
 echo "TAP version 13"
 tests=$top/build/bin/userptr_emu_tests
+kt=$top/build/bin/kfdtrace
 params=/sys/module/userptr_emu/parameters
 . "$top/tools/selftests/userptr/lib.sh"
+
+# verdict NAME FILE WANT: kfdtrace's eviction verdict in FILE is WANT
+verdict() {
+	local v
+	v=$("$kt" check --expect "verdict.eviction == \"$3\"" "$2" 2>&1) &&
+		tap_ok "$1" || { printf '%s\n' "$v" | tap_diag; tap_fail "$1"; }
+}
 
 # expect_fail SWITCH TEST: with SWITCH on, TEST fails; with it off, passes
 expect_fail() {
 	local sw=$1 t=$2 out rc
 	load_emu || { tap_fail "modprobe userptr_emu"; return; }
-	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	out=$("$kt" record -o /tmp/base.json -- "$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	if [ $rc -ne 0 ]; then
-		printf '%s\n' "$out" | grep -E '^(not )?ok|#' | tail -n 5 | tap_diag
+		printf '%s\n' "$out" | grep -E '^(not )?ok|#|verdict|\[' | tail -n 8 | tap_diag
 		tap_fail "without $sw, $t passes"
 		modprobe -r userptr_emu
 		return
 	fi
+	verdict "without $sw, kfdtrace's verdict on $t is pass" /tmp/base.json pass
 	echo 1 >"$params/$sw"
-	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	out=$("$kt" record -o /tmp/broken.json -- "$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
+	verdict "$sw makes kfdtrace's verdict on $t fail" /tmp/broken.json fail
 	printf '%s\n' "$out" | grep -E '^(not )?ok|# ' | grep -v '^# *$' | tail -n 6 | tap_diag
 	if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "^not ok .*$t"; then
 		tap_ok "$sw makes $t fail"

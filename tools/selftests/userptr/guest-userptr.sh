@@ -81,6 +81,14 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "fault.ranges >= 8192" --expect "fault.errors == 0" \
 		--expect "hmm.calls >= 8192" --expect "hmm.pages >= 8192" \
 		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
+	# the eviction verdict over invalidations of every kind and a storm
+	tap_run "kfdtrace: eviction verdict pass over the invalidation tests" \
+		"$top/build/bin/kfdtrace" check \
+		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \
+		--expect "evict.emu >= 5" --expect "restore.emu >= 5" --expect "status == 0" \
+		-- "$top/build/bin/userptr_emu_tests" -t madv_dontneed -t munmap_one_range \
+		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
+		-t register_4096_under_invalidation_storm
 	bpftrace_views
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
