@@ -201,7 +201,8 @@ static void print_memory(FILE *f, const struct totals *t)
 	int i;
 
 	if (live[G_HMM])
-		fprintf(f, "\nhmm_range_fault: %llu calls, %llu pages, %llu -EBUSY, %llu other errors\n",
+		fprintf(f,
+			"\nhmm_range_fault: %llu calls, %llu pages, %llu -EBUSY, %llu other errors\n",
 			(unsigned long long)c[KT_HMM_CALLS], (unsigned long long)c[KT_HMM_PAGES],
 			(unsigned long long)c[KT_HMM_EBUSY], (unsigned long long)c[KT_HMM_ERRORS]);
 	if (live[G_NOTIFIER])
@@ -209,7 +210,8 @@ static void print_memory(FILE *f, const struct totals *t)
 			(unsigned long long)c[KT_NOTIFIER_INSERT],
 			(unsigned long long)c[KT_NOTIFIER_REMOVE]);
 	if (live[G_HELPER]) {
-		fprintf(f, "batches: %llu created, %llu destroyed; %llu range faults (%llu retries, %llu failed)\n",
+		fprintf(f,
+			"batches: %llu created, %llu destroyed; %llu range faults (%llu retries, %llu failed)\n",
 			(unsigned long long)c[KT_BATCH_CREATE],
 			(unsigned long long)c[KT_BATCH_DESTROY],
 			(unsigned long long)c[KT_RANGE_FAULTS],
@@ -225,8 +227,10 @@ static void print_memory(FILE *f, const struct totals *t)
 			(unsigned long long)c[KT_RESTORE_ERRORS]);
 	}
 	if (live[G_EMU])
-		fprintf(f, "emulated device: %llu evictions, %llu restores, %llu accesses (%llu failed)\n",
-			(unsigned long long)c[KT_EMU_EVICTS], (unsigned long long)c[KT_EMU_RESTORES],
+		fprintf(f,
+			"emulated device: %llu evictions, %llu restores, %llu accesses (%llu failed)\n",
+			(unsigned long long)c[KT_EMU_EVICTS],
+			(unsigned long long)c[KT_EMU_RESTORES],
 			(unsigned long long)c[KT_EMU_ACCESS],
 			(unsigned long long)c[KT_EMU_ACCESS_ERRORS]);
 	if (live[G_AMDGPU])
@@ -237,8 +241,10 @@ static void print_memory(FILE *f, const struct totals *t)
 	if (live[G_HMM])
 		print_hist(f, "hmm_range_fault latency", t->hists[KT_H_HMM].slots);
 	if (live[G_HELPER]) {
-		print_hist(f, "populate (restore_begin..end) latency", t->hists[KT_H_RESTORE].slots);
-		print_hist(f, "first eviction -> restore latency", t->hists[KT_H_EVICT_RESTORE].slots);
+		print_hist(f, "populate (restore_begin..end) latency",
+			   t->hists[KT_H_RESTORE].slots);
+		print_hist(f, "first eviction -> restore latency",
+			   t->hists[KT_H_EVICT_RESTORE].slots);
 	}
 	if (live[G_AMDGPU])
 		print_hist(f, "amdgpu restore worker latency", t->hists[KT_H_AMDGPU_RESTORE].slots);

@@ -247,7 +247,8 @@ void kt_verdict_print(FILE *f, const struct kt_verdict *vd, __u64 lost)
 {
 	__u64 i;
 
-	fprintf(f, "\neviction verdict: %s (%llu events, %llu device evictions, %llu restores, %llu accesses, %llu violations",
+	fprintf(f,
+		"\neviction verdict: %s (%llu events, %llu device evictions, %llu restores, %llu accesses, %llu violations",
 		kt_verdict_result(vd, lost), (unsigned long long)vd->events,
 		(unsigned long long)vd->evictions, (unsigned long long)vd->restores,
 		(unsigned long long)vd->accesses, (unsigned long long)vd->nviolations);
