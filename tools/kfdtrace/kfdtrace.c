@@ -218,7 +218,7 @@ static void print_memory(FILE *f, const struct totals *t)
 			(unsigned long long)c[KT_RANGE_FAULT_RETRIES],
 			(unsigned long long)c[KT_RANGE_FAULT_ERRORS]);
 		fprintf(f, "invalidations: %llu (", (unsigned long long)c[KT_INVALIDATE]);
-		for (i = 0; i < (int)ARRAY_SIZE(event_names); i++)
+		for (i = 0; i < KT_NR_EVENTS && event_names[i]; i++)
 			fprintf(f, "%s%s %llu", i ? ", " : "", event_names[i],
 				(unsigned long long)t->events[i]);
 		fprintf(f, "); %llu ranges evicted; %llu restores (%llu failed)\n",
@@ -399,7 +399,7 @@ static void json_memory(FILE *f, const struct totals *t)
 	fprintf(f, "\t\"invalidate\": {\"total\": %llu",
 		(unsigned long long)c[KT_INVALIDATE]);
 	for (i = 0; i < KT_NR_EVENTS; i++)
-		if (i < (int)ARRAY_SIZE(event_names) && event_names[i])
+		if (event_names[i])
 			fprintf(f, ", \"%s\": %llu", event_names[i],
 				(unsigned long long)t->events[i]);
 	fprintf(f, "},\n");
