@@ -60,6 +60,17 @@ tap_expect_status "check -- CMD: records and checks in one go" 0 \
 	kt check --expect "ioctl.emu_batch.calls == 7" --expect "status == 0" -- "$bin/ioctl_mix"
 tap_expect_status "record: an unknown verb exits 2" 2 kt frobnicate
 
+# the bpftrace view of the same: one line per process and class
+bt=$(cd "$out" && bpftrace "$top/bpf/bpftrace/kfd_ioctl.bt" -c "$bin/ioctl_mix" 2>&1)
+want='@calls\[ioctl_mix, (kfd_userptr\]: 3|kfd_alloc_other\]: 2|kfd_batch\]: 1|kfd_free\]: 4|kfd_other\]: 5|emu_userptr\]: 6|emu_batch\]: 7)$'
+if [ "$(printf '%s\n' "$bt" | grep -cE "^$want")" = 7 ] &&
+   [ "$(printf '%s\n' "$bt" | grep -c '^@calls')" = 7 ]; then
+	tap_ok "kfd_ioctl.bt counts the same mix"
+else
+	printf '%s\n' "$bt" | tap_diag
+	tap_fail "kfd_ioctl.bt counts the same mix"
+fi
+
 # compare: the same file twice gives ratios of 1
 cmp_out=$(kt compare "$out/mix.json" "$out/mix.json" 2>&1)
 printf '%s\n' "$cmp_out" | tap_diag

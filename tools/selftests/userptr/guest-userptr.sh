@@ -22,12 +22,17 @@ fi
 
 . "$top/tools/selftests/userptr/lib.sh"
 
-# bt_expect NAME SCRIPT CMD REGEX...: run bpf/bpftrace/SCRIPT with -c CMD;
-# passes when its output has a line matching each REGEX
+# bt_expect NAME CMD REGEX...: run the four bpftrace views as one program
+# (bpftrace compiles slowly under TCG) with -c CMD; passes when the output
+# has a line matching each REGEX
 bt_expect() {
-	local name=$1 script=$2 cmd=$3 out re ok=1
-	shift 3
-	out=$(bpftrace "$top/bpf/bpftrace/$script" -c "$cmd" 2>&1)
+	local name=$1 cmd=$2 out re ok=1 prog
+	shift 2
+	# one program may have one END: the scripts' ENDs only clear maps
+	prog=$(awk '/^#!/ { next } /^END$/ { skip = 1 } !skip { print } skip && /^}$/ { skip = 0 }' \
+		"$top"/bpf/bpftrace/{kfd_ioctl,hmm_fault,userptr_inval,userptr_restore}.bt
+	       echo 'END { clear(@class); clear(@start); clear(@evicted_at); }')
+	out=$(bpftrace -e "$prog" -c "$cmd" 2>&1)
 	for re in "$@"; do
 		printf '%s\n' "$out" | grep -Eq "$re" && continue
 		echo "no line matches: $re" | tap_diag
@@ -41,25 +46,19 @@ bt_expect() {
 	fi
 }
 
-# the bpftrace views on the device, with Debian's bpftrace
+# the bpftrace views on the device, with Debian's bpftrace: 16 ranges of
+# 2 MiB one by one and batched, then MADV_DONTNEED on a registered range
 bpftrace_views() {
-	local t=$top/build/bin/userptr_emu_tests
-
-	bt_expect "kfd_ioctl.bt: 16 ranges one by one = 16 calls, batched 1 call of 16" \
-		kfd_ioctl.bt "$t -v r16_2m" \
+	bt_expect "bpftrace views: ioctls, HMM faults, invalidations, restores" \
+		"$top/build/bin/userptr_emu_tests -v r16_2m -t madv_dontneed" \
 		'^@calls\[userptr_emu_tes, emu_userptr\]: 16$' \
 		'^@calls\[userptr_emu_tes, emu_batch\]: 1$' \
-		'^@ranges\[userptr_emu_tes, emu_batch\]: 16$'
-	bt_expect "hmm_fault.bt: faults of 32 ranges of 2 MiB succeed" \
-		hmm_fault.bt "$t -v r16_2m" '^@ret\[0\]: ([3-9][0-9]|[1-9][0-9]{2,})$' \
-		'^@pages: ([1-9][0-9]{4,})$'
-	bt_expect "userptr_inval.bt: MADV_DONTNEED clears (event 1) and evicts a range" \
-		userptr_inval.bt "$t -t madv_dontneed" \
-		'^@invalidations\[[0-9]+, 1\]: [1-9]' '^@evicted\[[0-9]+\]: [1-9]'
-	bt_expect "userptr_restore.bt: the eviction is followed by a restore" \
-		userptr_restore.bt "$t -t madv_dontneed" '^@evict_to_restore_us:' \
-		'^@populate_us:'
+		'^@ranges\[userptr_emu_tes, emu_batch\]: 16$' \
+		'^@ret\[0\]: ([3-9][0-9]|[1-9][0-9]{2,})$' '^@pages: ([1-9][0-9]{4,})$' \
+		'^@invalidations\[[0-9]+, 1\]: [1-9]' '^@evicted\[[0-9]+\]: [1-9]' \
+		'^@evict_to_restore_us:' '^@populate_us:'
 }
+
 if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	# kfdtrace against the device (one process of the test, followed
