@@ -26,24 +26,31 @@ verdict() {
 expect_fail() {
 	local sw=$1 t=$2 out rc
 	load_emu || { tap_fail "modprobe userptr_emu"; return; }
-	out=$("$kt" record -o /tmp/base.json -- "$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	if [ $rc -ne 0 ]; then
-		printf '%s\n' "$out" | grep -E '^(not )?ok|#|verdict|\[' | tail -n 8 | tap_diag
+		printf '%s\n' "$out" | grep -E '^(not )?ok|#' | tail -n 5 | tap_diag
 		tap_fail "without $sw, $t passes"
 		modprobe -r userptr_emu
 		return
 	fi
-	verdict "without $sw, kfdtrace's verdict on $t is pass" /tmp/base.json pass
 	echo 1 >"$params/$sw"
-	out=$("$kt" record -o /tmp/broken.json -- "$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
-	verdict "$sw makes kfdtrace's verdict on $t fail" /tmp/broken.json fail
 	printf '%s\n' "$out" | grep -E '^(not )?ok|# ' | grep -v '^# *$' | tail -n 6 | tap_diag
 	if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "^not ok .*$t"; then
 		tap_ok "$sw makes $t fail"
 	else
 		tap_fail "$sw makes $t fail (it passed)"
 	fi
+
+	# The same under kfdtrace, in runs of their own: tracing shifts the
+	# timing the selftest relies on, the verdict relies on none.
+	"$kt" record -o /tmp/base.json -- "$tests" -r "$t" >/dev/null 2>&1
+	verdict "without $sw, kfdtrace's verdict on $t is pass" /tmp/base.json pass
+	echo 1 >"$params/$sw"
+	"$kt" record -o /tmp/broken.json -- "$tests" -r "$t" >/dev/null 2>&1
+	echo 0 >"$params/$sw"
+	verdict "$sw makes kfdtrace's verdict on $t fail" /tmp/broken.json fail
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
 
