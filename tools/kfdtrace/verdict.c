@@ -14,7 +14,8 @@
  *            batch and its restore;
  *  commit    a restore that makes the batch usable again maps no range
  *            whose last invalidation came after its last fault: the commit
- *            must have seen that range's sequence move;
+ *            must have seen that range's sequence move (a range whose last
+ *            fault failed is not mapped: its CPU mapping is gone);
  *  restore   an access never times out waiting for a restore, and at the
  *            end no live batch is still evicted (one evicted less than a
  *            second before the end is in flight, not counted).
@@ -30,6 +31,7 @@
 
 struct kt_vrange {
 	__u64 fault_ts, inval_ts, evict_ts;
+	bool fault_failed;	/* the last fault failed: the range stays unmapped */
 	bool evict_pending;
 };
 
@@ -154,7 +156,7 @@ static void on_restore(struct kt_verdict *vd, struct kt_vbatch *b, const struct 
 	for (i = 0; i < b->nranges; i++) {
 		struct kt_vrange *r = &b->r[i];
 
-		if (r->inval_ts > r->fault_ts) {
+		if (!r->fault_failed && r->inval_ts > r->fault_ts) {
 			violate(vd, e->ts, b->id, i, "commit",
 				"restored with pages faulted before the range's last invalidation");
 		}
@@ -187,6 +189,7 @@ void kt_verdict_event(struct kt_verdict *vd, const struct kt_event *e)
 		r = get_range(b, e->index);
 		if (r) {
 			r->fault_ts = e->ts;
+			r->fault_failed = e->ret != 0;
 			r->evict_pending = false;
 		}
 		break;
