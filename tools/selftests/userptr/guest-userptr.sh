@@ -48,12 +48,13 @@ bt_expect() {
 
 # the bpftrace views on the device, with Debian's bpftrace: 16 ranges of
 # 2 MiB one by one and batched, then MADV_DONTNEED on a registered range
+# of the inv fixture's batch of 8 (2 batch calls, 24 ranges in all)
 bpftrace_views() {
 	bt_expect "bpftrace views: ioctls, HMM faults, invalidations, restores" \
 		"$top/build/bin/userptr_emu_tests -v r16_2m -t madv_dontneed" \
 		'^@calls\[userptr_emu_tes, emu_userptr\]: 16$' \
-		'^@calls\[userptr_emu_tes, emu_batch\]: 1$' \
-		'^@ranges\[userptr_emu_tes, emu_batch\]: 16$' \
+		'^@calls\[userptr_emu_tes, emu_batch\]: 2$' \
+		'^@ranges\[userptr_emu_tes, emu_batch\]: 24$' \
 		'^@ret\[0\]: ([3-9][0-9]|[1-9][0-9]{2,})$' '^@pages: ([1-9][0-9]{4,})$' \
 		'^@invalidations\[[0-9]+, 1\]: [1-9]' '^@evicted\[[0-9]+\]: [1-9]' \
 		'^@evict_to_restore_us:' '^@populate_us:'
