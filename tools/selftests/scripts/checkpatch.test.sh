@@ -27,6 +27,20 @@ for p in $patches; do
 	fi
 done
 
+# The same script run from this repository, as a reviewer of the project
+# runs it: git-tracked .patch files are then checked as plain files, so a
+# line ending in whitespace (a blank diff context line " ") is an error.
+rel=$(realpath --relative-to="$top" "$PATCHES")
+out=$(cd "$top" && PATH=/usr/bin:$PATH perl "$KSRC/scripts/checkpatch.pl" --strict --terse \
+	"$rel"/0000-cover-letter.patch $(for p in $patches; do echo "$rel/$p"; done) 2>&1)
+bad=$(printf '%s\n' "$out" | grep -E ': (ERROR|WARNING|CHECK):' || true)
+if [ -z "$bad" ]; then
+	tap_ok "checkpatch --strict on the patch files from the repository"
+else
+	printf '%s\n' "$bad" | tap_diag
+	tap_fail "checkpatch --strict on the patch files from the repository"
+fi
+
 # the cover letter's shortlog names each patch, in order
 cover=$PATCHES/0000-cover-letter.patch
 if [ -f "$cover" ]; then
