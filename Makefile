@@ -21,10 +21,11 @@ CC := gcc
 CFLAGS ?= -O2 -g
 # tests on kselftest_harness.h build as the kernel's selftests do: -Wall
 SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
-		   -I$(KSRC)/tools/testing/selftests -isystem $(KHDR)
+		   -I$(KSRC)/tools/testing/selftests -Itools/selftests/lib -isystem $(KHDR)
 
 BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
-	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix
+	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix \
+	$(BIN)/kfdtrace_json_test
 
 .PHONY: all kernel modules check demo deps clean distclean
 all: $(BINARIES)
@@ -85,6 +86,11 @@ $(BIN)/kfdtrace: $(KFDTRACE_SRC) tools/kfdtrace/json.h tools/kfdtrace/verdict.h 
 		 $(BPF_OUT)/kfdtrace.skel.h
 	@mkdir -p $(BIN)
 	$(CC) $(TOOL_CFLAGS) $(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -lm
+
+$(BIN)/kfdtrace_json_test: tools/selftests/kfdtrace/json_test.c tools/kfdtrace/json.c \
+			   tools/kfdtrace/json.h | $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) $< tools/kfdtrace/json.c -o $@
 
 $(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c kernel/userptr-emu/userptr_emu_uapi.h \
 		  $(KHDR)/linux/kfd_ioctl.h

@@ -130,18 +130,46 @@ static char *join(const char *path, const char *key)
 	return s;
 }
 
-static int parse_object(struct parser *ps, const char *path)
+/* the value of member @name of the container at @path */
+static int parse_member(struct parser *ps, const char *path, const char *name)
 {
+	char *sub = join(path, name);
 	int ret;
 
-	skip_ws(ps);
-	if (*ps->p == '}') {
-		ps->p++;
-		return 0;
-	}
-	for (;;) {
-		char *key, *sub;
+	if (!sub)
+		return -ENOMEM;
+	ret = parse_value(ps, sub);
+	free(sub);
+	return ret;
+}
 
+/* at the start of a container: true (and past @close) if it is empty */
+static bool list_empty(struct parser *ps, char close)
+{
+	skip_ws(ps);
+	if (*ps->p != close)
+		return false;
+	ps->p++;
+	return true;
+}
+
+/* after a member: 1 if another follows, 0 past @close, or an error */
+static int list_next(struct parser *ps, char close)
+{
+	skip_ws(ps);
+	if (*ps->p == ',' || *ps->p == close)
+		return *ps->p++ == ',';
+	return fail(ps, "expected ',' or '%c'", close);
+}
+
+static int parse_object(struct parser *ps, const char *path)
+{
+	char *key;
+	int ret;
+
+	if (list_empty(ps, '}'))
+		return 0;
+	do {
 		skip_ws(ps);
 		if (*ps->p++ != '"')
 			return fail(ps, "expected a key");
@@ -149,59 +177,34 @@ static int parse_object(struct parser *ps, const char *path)
 		if (ret)
 			return ret;
 		skip_ws(ps);
-		if (*ps->p++ != ':') {
+		if (*ps->p++ != ':')
 			ret = fail(ps, "expected ':' after \"%s\"", key);
-			free(key);
-			return ret;
-		}
-		sub = join(path, key);
+		else
+			ret = parse_member(ps, path, key);
 		free(key);
-		if (!sub)
-			return -ENOMEM;
-		ret = parse_value(ps, sub);
-		free(sub);
 		if (ret)
 			return ret;
-		skip_ws(ps);
-		if (*ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (*ps->p++ == '}')
-			return 0;
-		return fail(ps, "expected ',' or '}'");
-	}
+		ret = list_next(ps, '}');
+	} while (ret > 0);
+	return ret;
 }
 
 static int parse_array(struct parser *ps, const char *path)
 {
+	char idx[16];
 	int i, ret;
 
-	skip_ws(ps);
-	if (*ps->p == ']') {
-		ps->p++;
+	if (list_empty(ps, ']'))
 		return 0;
-	}
-	for (i = 0;; i++) {
-		char idx[16], *sub;
-
-		snprintf(idx, sizeof(idx), "%d", i);
-		sub = join(path, idx);
-		if (!sub)
-			return -ENOMEM;
-		ret = parse_value(ps, sub);
-		free(sub);
+	i = 0;
+	do {
+		snprintf(idx, sizeof(idx), "%d", i++);
+		ret = parse_member(ps, path, idx);
 		if (ret)
 			return ret;
-		skip_ws(ps);
-		if (*ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (*ps->p++ == ']')
-			return 0;
-		return fail(ps, "expected ',' or ']'");
-	}
+		ret = list_next(ps, ']');
+	} while (ret > 0);
+	return ret;
 }
 
 static int parse_value(struct parser *ps, const char *path)

@@ -30,7 +30,7 @@
 #include "verdict.h"
 
 struct kt_vrange {
-	__u64 fault_ts, inval_ts, evict_ts;
+	__u64 fault_ts, inval_ts;
 	bool fault_failed;	/* the last fault failed: the range stays unmapped */
 	bool evict_pending;
 };
@@ -200,10 +200,8 @@ void kt_verdict_event(struct kt_verdict *vd, const struct kt_event *e)
 		break;
 	case KT_EV_EVICT:
 		r = get_range(b, e->index);
-		if (r && !b->dev_evicted) {
+		if (r && !b->dev_evicted)
 			r->evict_pending = true;
-			r->evict_ts = e->ts;
-		}
 		break;
 	case KT_EV_EMU_EVICT:
 		vd->evictions++;

@@ -20,11 +20,11 @@
 
 #include <linux/kfd_ioctl.h>
 
+#include "batch_param.h"
 #include "kselftest_harness.h"
 
 #define TRACING		"/sys/kernel/tracing"
 #define PROBE		"kfdbatch_lookup"
-#define MAX_RANGES	"/sys/module/drm_userptr_batch/parameters/max_ranges"
 #define GPU_VA		0x100000000ULL
 #define UNKNOWN_GPU_ID	0xdeadbeefU
 
@@ -56,19 +56,6 @@ static long lookup_hits(void)
 			hits = h;
 	fclose(f);
 	return hits;
-}
-
-static unsigned long read_ulong(const char *path)
-{
-	unsigned long v = 0;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
 }
 
 enum mutation {
@@ -227,8 +214,8 @@ FIXTURE_SETUP(kfd_batch)
 	page_size = sysconf(_SC_PAGESIZE);
 	self->fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->fd, 0) TH_LOG("open /dev/kfd: %s", strerror(errno));
-	self->max_ranges = read_ulong(MAX_RANGES);
-	ASSERT_GT(self->max_ranges, 0) TH_LOG("cannot read %s", MAX_RANGES);
+	self->max_ranges = batch_param("max_ranges");
+	ASSERT_GT(self->max_ranges, 0) TH_LOG("cannot read drm_userptr_batch.max_ranges");
 
 	/* a: 3 pages, the middle one unmapped again; b = a + 2 pages */
 	self->a = mmap(NULL, 3 * page_size, PROT_READ | PROT_WRITE,

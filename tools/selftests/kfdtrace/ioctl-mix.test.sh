@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kfdtrace on the host: the probes load and the syscall programs attach;
+# kfdtrace on the host: its JSON reader's unit tests; the probes load and the syscall programs attach;
 # on ioctl_mix (a known mix of amdkfd- and userptr_emu-numbered ioctls on
 # /dev/null) the counts equal the known numbers and what strace -c sees;
 # check's exit codes (0 holds, 1 fails, 2 usage) and compare's output.
@@ -11,6 +11,9 @@ out=$top/build/check/kfdtrace
 . "$top/tools/selftests/lib/tap.sh"
 echo "TAP version 13"
 mkdir -p "$out"
+
+# the JSON reader that compare and check use (no root needed)
+"$bin/kfdtrace_json_test" || TAP_FAILED=$((TAP_FAILED + 1))
 
 if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "kfdtrace on the host" "needs root to load BPF programs"

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "userptr_emu_uapi.h"
+#include "batch_param.h"
 #include "kselftest_harness.h"
 
 /*
@@ -314,19 +315,6 @@ static int helper_param_write(const char *name, const char *value, char *old,
 		ret = -errno;
 	close(fd);
 	return ret;
-}
-
-static unsigned long param_read(const char *path)
-{
-	unsigned long v = 0;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
 }
 
 /*
@@ -1048,7 +1036,7 @@ TEST_F(bad, alloc_batch)
 	case BAD_SUM_LESS: a.total_size += 4096; break;
 	case BAD_SUM_MORE: a.total_size -= 4096; break;
 	case BAD_OVER_CAP:
-		cap = param_read("/sys/module/drm_userptr_batch/parameters/max_ranges");
+		cap = batch_param("max_ranges");
 		ASSERT_GT(cap, 0);
 		a.num_ranges = cap + 1;		/* checked before the array is read */
 		break;
