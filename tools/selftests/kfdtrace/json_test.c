@@ -15,9 +15,10 @@ static const struct kt_field *get(const char *key)
 
 TEST(flattens_objects_and_arrays)
 {
-	ASSERT_EQ(0, kt_json_parse("{\"a\": {\"b\": 1.5, \"c\": [10, {\"d\": \"x\\\"y\"}]},"
-				   " \"e\": {}, \"f\": [], \"t\": true, \"n\": null}",
-				   &doc, err, sizeof(err))) TH_LOG("%s", err);
+	static const char text[] =
+		"{\"a\": {\"b\": 1.5, \"c\": [10, {\"d\": \"x\\\"y\"}]}, \"e\": {}, \"f\": [], \"t\": true, \"n\": null}";
+
+	ASSERT_EQ(0, kt_json_parse(text, &doc, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(4, doc.n);	/* null adds nothing, nor do empty containers */
 	EXPECT_EQ(1.5, get("a.b")->num);
 	EXPECT_EQ(10, get("a.c.0")->num);
@@ -45,7 +46,7 @@ TEST(errors)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err[0] = 0;
 		EXPECT_NE(0, kt_json_parse(bad[i], &doc, err, sizeof(err))) TH_LOG("%s", bad[i]);
 		EXPECT_NE(0, err[0]) TH_LOG("no message for %s", bad[i]);
