@@ -5,6 +5,7 @@
 #   make modules      the project's out-of-tree modules for that kernel
 #   make check        every test: host suites, then guest suites (QEMU)
 #   make demo         the main job, in the guest, with readable output
+#   make bench        the benchmark matrix on the bench kernel: docs/results
 #
 # check and demo install their Debian dependencies and build what is
 # missing; see docs/development.md for the pieces.
@@ -25,9 +26,10 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 
 BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix \
-	$(BIN)/kfdtrace_json_test
+	$(BIN)/kfdtrace_json_test $(BIN)/userptr-bench $(BIN)/userptr-stress \
+	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests
 
-.PHONY: all kernel modules check demo deps clean distclean
+.PHONY: all kernel modules check demo bench deps clean distclean
 all: $(BINARIES)
 
 $(KHDR)/linux/kfd_ioctl.h:
@@ -97,6 +99,38 @@ $(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c kernel/userptr-emu/userpt
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@
 
+# libuserptr, and the workloads on it
+LIB := $(BUILD)/lib/libuserptr.a
+LIB_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	      -D_GNU_SOURCE -isystem $(KHDR) -Ikernel/userptr-emu -Itools/libuserptr
+WL_CFLAGS := $(LIB_CFLAGS) -Itools/workloads
+WL_COMMON := tools/workloads/layout.c tools/workloads/layout.h tools/libuserptr/userptr.h \
+	     kernel/userptr-emu/userptr_emu_uapi.h $(LIB)
+
+$(BUILD)/lib/userptr.o: tools/libuserptr/userptr.c tools/libuserptr/userptr.h \
+			kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+$(LIB): $(BUILD)/lib/userptr.o
+	$(AR) rcs $@ $^
+
+$(BIN)/userptr-bench: tools/workloads/userptr_bench.c $(WL_COMMON)
+	@mkdir -p $(BIN)
+	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB)
+
+$(BIN)/userptr-stress: tools/workloads/userptr_stress.c $(WL_COMMON)
+	@mkdir -p $(BIN)
+	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) -lpthread
+
+$(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c $(LIB)
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr $< -o $@ $(LIB)
+
+$(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_COMMON)
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Ikernel/userptr-emu \
+		$< tools/workloads/layout.c -o $@ $(LIB)
+
 kernel:
 	@scripts/kernel-build --flavour $(FLAVOUR)
 
@@ -112,8 +146,12 @@ check: deps
 demo: deps
 	@scripts/demo
 
+bench: deps
+	@scripts/deps bench
+	@scripts/bench $(REPS)
+
 clean:
-	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-* $(BUILD)/bpf
+	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-* $(BUILD)/bpf $(BUILD)/lib
 
 distclean:
 	rm -rf $(BUILD)

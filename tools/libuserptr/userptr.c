@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libuserptr: batch userptr registration on /dev/kfd or /dev/userptr_emu.
+ *
+ * The two devices take the same argument layouts (the emulated device
+ * copies amdkfd's), so one registration path serves both: a backend is its
+ * ioctl numbers, its gpu_id and how it is opened.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/kfd_ioctl.h>
+#include "userptr_emu_uapi.h"
+#include "userptr.h"
+
+#define KFD_PATH	"/dev/kfd"
+#define EMU_PATH	"/dev/userptr_emu"
+#define TOPOLOGY	"/sys/class/kfd/kfd/topology/nodes"
+#define CAP_PARAM	"/sys/module/drm_userptr_batch/parameters/max_ranges"
+#define CAP_DEFAULT	8192	/* the helper's default cap */
+#define EMU_VA_BASE	0x100000000000ULL
+
+/* the batch ioctl is in KFD 1.18 and later */
+#define KFD_BATCH_MAJOR	1
+#define KFD_BATCH_MINOR	18
+
+struct upr_dev {
+	enum upr_backend backend;
+	int fd;
+	int drm_fd;		/* kfd: the render node the VM was acquired on */
+	uint32_t gpu_id;
+	bool has_batch;
+	bool coalesce;
+	enum upr_mode mode;
+	unsigned int cap;
+	uint64_t page_size;
+	uint64_t next_va;	/* where the library puts the next allocation */
+	unsigned long req_alloc, req_batch, req_free;
+	char name[64];
+};
+
+struct upr_alloc {
+	uint64_t va;
+	uint64_t size;
+	unsigned int nranges;
+	unsigned int ncalls;
+	uint64_t handles[];
+};
+
+static __thread char errmsg[256];
+
+static int fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *upr_errmsg(void)
+{
+	return errmsg;
+}
+
+/* --- the pure parts --- */
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct upr_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int upr_validate(const struct upr_range *ranges, unsigned int n,
+		 uint64_t page_size, uint64_t *total)
+{
+	struct upr_range *sorted;
+	uint64_t sum = 0;
+	unsigned int i;
+
+	if (!n || !ranges)
+		return fail(-EINVAL, "no ranges");
+	for (i = 0; i < n; i++) {
+		const struct upr_range *r = &ranges[i];
+
+		if (!r->start || !r->size)
+			return fail(-EINVAL, "range %u: %s is 0", i, r->start ? "size" : "start");
+		if ((r->start | r->size) & (page_size - 1))
+			return fail(-EINVAL, "range %u: %#llx+%#llx is not page aligned", i,
+				    (unsigned long long)r->start, (unsigned long long)r->size);
+		if (r->start + r->size < r->start)
+			return fail(-EOVERFLOW, "range %u: %#llx+%#llx wraps around", i,
+				    (unsigned long long)r->start, (unsigned long long)r->size);
+		if (sum + r->size < sum)
+			return fail(-EOVERFLOW, "the sizes add up to more than 2^64");
+		sum += r->size;
+	}
+	/* overlap: neighbours in address order */
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		return fail(-ENOMEM, "out of memory");
+	memcpy(sorted, ranges, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_start);
+	for (i = 1; i < n; i++) {
+		if (sorted[i - 1].start + sorted[i - 1].size > sorted[i].start) {
+			fail(-EINVAL, "ranges %#llx+%#llx and %#llx+%#llx overlap",
+			     (unsigned long long)sorted[i - 1].start,
+			     (unsigned long long)sorted[i - 1].size,
+			     (unsigned long long)sorted[i].start,
+			     (unsigned long long)sorted[i].size);
+			free(sorted);
+			return -EINVAL;
+		}
+	}
+	free(sorted);
+	if (total)
+		*total = sum;
+	return 0;
+}
+
+unsigned int upr_coalesce(struct upr_range *ranges, unsigned int n)
+{
+	unsigned int i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		if (out && ranges[out - 1].start + ranges[out - 1].size == ranges[i].start)
+			ranges[out - 1].size += ranges[i].size;
+		else
+			ranges[out++] = ranges[i];
+	}
+	return out;
+}
+
+unsigned int upr_split_calls(unsigned int n, unsigned int cap)
+{
+	if (!cap)
+		return 0;
+	return n / cap + (n % cap != 0);
+}
+
+unsigned int upr_split_count(unsigned int n, unsigned int cap, unsigned int i,
+			     unsigned int *first)
+{
+	unsigned int calls = upr_split_calls(n, cap), base, extra;
+
+	if (i >= calls) {
+		if (first)
+			*first = n;
+		return 0;
+	}
+	/* the first n % calls ioctls take one range more */
+	base = n / calls;
+	extra = n % calls;
+	if (first)
+		*first = i * base + (i < extra ? i : extra);
+	return base + (i < extra);
+}
+
+/* --- devices --- */
+
+static unsigned int kernel_cap(void)
+{
+	unsigned int cap = 0;
+	FILE *f = fopen(CAP_PARAM, "r");
+
+	if (f) {
+		if (fscanf(f, "%u", &cap) != 1)
+			cap = 0;
+		fclose(f);
+	}
+	return cap ? cap : CAP_DEFAULT;
+}
+
+/* the render minor of KFD topology node gpu_id, or of the first GPU */
+static int kfd_find_gpu(uint32_t want, uint32_t *gpu_id, int *minor)
+{
+	char path[320], line[128];
+	struct dirent *de;
+	DIR *d = opendir(TOPOLOGY);
+	int ret = -ENODEV;
+
+	if (!d)
+		return fail(-ENODEV, "no KFD topology at %s", TOPOLOGY);
+	while ((de = readdir(d)) && ret) {
+		unsigned int id = 0;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), TOPOLOGY "/%s/gpu_id", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u", &id) != 1)
+			id = 0;
+		fclose(f);
+		if (!id || (want && id != want))
+			continue;
+		snprintf(path, sizeof(path), TOPOLOGY "/%s/properties", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "drm_render_minor %d", minor) == 1) {
+				*gpu_id = id;
+				ret = 0;
+				break;
+			}
+		fclose(f);
+	}
+	closedir(d);
+	if (ret && want)
+		return fail(-ENODEV, "no GPU with gpu_id %u in the KFD topology", want);
+	if (ret)
+		return fail(-ENODEV, "no GPU in the KFD topology (%s)", TOPOLOGY);
+	return 0;
+}
+
+static int kfd_open(struct upr_dev *dev, uint32_t want_gpu)
+{
+	struct kfd_ioctl_get_version_args ver = { 0 };
+	struct kfd_process_device_apertures ap[16];
+	struct kfd_ioctl_get_process_apertures_new_args apa = {
+		.kfd_process_device_apertures_ptr = (uintptr_t)ap,
+		.num_of_nodes = 16,
+	};
+	struct kfd_ioctl_acquire_vm_args vm = { 0 };
+	char path[64];
+	unsigned int i;
+	int minor, ret;
+
+	dev->fd = open(KFD_PATH, O_RDWR | O_CLOEXEC);
+	if (dev->fd < 0)
+		return fail(-errno, "open %s: %s", KFD_PATH, strerror(errno));
+	if (ioctl(dev->fd, AMDKFD_IOC_GET_VERSION, &ver))
+		return fail(-errno, "KFD version: %s", strerror(errno));
+	ret = kfd_find_gpu(want_gpu, &dev->gpu_id, &minor);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/dev/dri/renderD%d", minor);
+	dev->drm_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (dev->drm_fd < 0)
+		return fail(-errno, "open %s: %s", path, strerror(errno));
+	vm.drm_fd = dev->drm_fd;
+	vm.gpu_id = dev->gpu_id;
+	if (ioctl(dev->fd, AMDKFD_IOC_ACQUIRE_VM, &vm))
+		return fail(-errno, "acquire the VM of gpu_id %u: %s", dev->gpu_id,
+			    strerror(errno));
+	if (ioctl(dev->fd, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &apa))
+		return fail(-errno, "GPUVM apertures: %s", strerror(errno));
+	for (i = 0; i < apa.num_of_nodes && i < 16; i++)
+		if (ap[i].gpu_id == dev->gpu_id)
+			dev->next_va = ap[i].gpuvm_base;
+	if (!dev->next_va)
+		return fail(-ENODEV, "no GPUVM aperture for gpu_id %u", dev->gpu_id);
+	dev->has_batch = ver.major_version == KFD_BATCH_MAJOR &&
+			 ver.minor_version >= KFD_BATCH_MINOR;
+	dev->req_alloc = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU;
+	dev->req_batch = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH;
+	dev->req_free = AMDKFD_IOC_FREE_MEMORY_OF_GPU;
+	snprintf(dev->name, sizeof(dev->name), "kfd %u.%u gpu_id %u",
+		 ver.major_version, ver.minor_version, dev->gpu_id);
+	return 0;
+}
+
+static int emu_open(struct upr_dev *dev)
+{
+	dev->fd = open(EMU_PATH, O_RDWR | O_CLOEXEC);
+	if (dev->fd < 0)
+		return fail(-errno, "open %s: %s", EMU_PATH, strerror(errno));
+	dev->gpu_id = USERPTR_EMU_GPU_ID;
+	dev->has_batch = true;
+	dev->next_va = EMU_VA_BASE;
+	dev->req_alloc = USERPTR_EMU_IOC_ALLOC;
+	dev->req_batch = USERPTR_EMU_IOC_ALLOC_BATCH;
+	dev->req_free = USERPTR_EMU_IOC_FREE;
+	snprintf(dev->name, sizeof(dev->name), "userptr_emu");
+	return 0;
+}
+
+static void dev_reset(struct upr_dev *dev)
+{
+	if (dev->fd >= 0)
+		close(dev->fd);
+	if (dev->drm_fd >= 0)
+		close(dev->drm_fd);
+	dev->fd = -1;
+	dev->drm_fd = -1;
+}
+
+int upr_open(struct upr_dev **devp, const struct upr_opts *opts)
+{
+	static const struct upr_opts defaults;
+	struct upr_dev *dev;
+	int ret;
+
+	if (!opts)
+		opts = &defaults;
+	if (opts->backend > UPR_BACKEND_EMU || opts->mode > UPR_MODE_PER_RANGE)
+		return fail(-EINVAL, "unknown backend or mode");
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return fail(-ENOMEM, "out of memory");
+	dev->fd = -1;
+	dev->drm_fd = -1;
+	dev->page_size = sysconf(_SC_PAGESIZE);
+	dev->mode = opts->mode;
+	dev->coalesce = opts->coalesce;
+	switch (opts->backend) {
+	case UPR_BACKEND_KFD:
+		dev->backend = UPR_BACKEND_KFD;
+		ret = kfd_open(dev, opts->gpu_id);
+		break;
+	case UPR_BACKEND_EMU:
+		dev->backend = UPR_BACKEND_EMU;
+		ret = emu_open(dev);
+		break;
+	default:
+		/* a real GPU first; /dev/kfd without one is not a device */
+		dev->backend = UPR_BACKEND_KFD;
+		ret = kfd_open(dev, opts->gpu_id);
+		if (ret) {
+			char why[sizeof(errmsg)];
+
+			snprintf(why, sizeof(why), "%s", errmsg);
+			dev_reset(dev);
+			dev->backend = UPR_BACKEND_EMU;
+			ret = emu_open(dev);
+			if (ret)
+				fail(ret, "no device: %s; %s", why, upr_errmsg());
+		}
+	}
+	if (!ret && dev->mode == UPR_MODE_BATCH && !dev->has_batch)
+		ret = fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (KFD 1.18)", dev->name);
+	if (ret) {
+		dev_reset(dev);
+		free(dev);
+		return ret;
+	}
+	dev->cap = kernel_cap();
+	if (opts->max_ranges && opts->max_ranges < dev->cap)
+		dev->cap = opts->max_ranges;
+	*devp = dev;
+	return 0;
+}
+
+void upr_close(struct upr_dev *dev)
+{
+	if (!dev)
+		return;
+	dev_reset(dev);
+	free(dev);
+}
+
+int upr_dev_fd(const struct upr_dev *dev)
+{
+	return dev->fd;
+}
+
+enum upr_backend upr_dev_backend(const struct upr_dev *dev)
+{
+	return dev->backend;
+}
+
+bool upr_dev_has_batch(const struct upr_dev *dev)
+{
+	return dev->has_batch;
+}
+
+unsigned int upr_dev_max_ranges(const struct upr_dev *dev)
+{
+	return dev->cap;
+}
+
+const char *upr_dev_name(const struct upr_dev *dev)
+{
+	return dev->name;
+}
+
+/* --- registration --- */
+
+static int do_free(struct upr_dev *dev, uint64_t handle)
+{
+	struct kfd_ioctl_free_memory_of_gpu_args a = { .handle = handle };
+
+	return ioctl(dev->fd, dev->req_free, &a) ? -errno : 0;
+}
+
+static int do_alloc(struct upr_dev *dev, const struct upr_range *r, uint64_t va,
+		    uint32_t flags, uint64_t *handle)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a = {
+		.va_addr = va,
+		.size = r->size,
+		.mmap_offset = r->start,
+		.gpu_id = dev->gpu_id,
+		.flags = flags | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+	};
+
+	if (ioctl(dev->fd, dev->req_alloc, &a))
+		return -errno;
+	*handle = a.handle;
+	return 0;
+}
+
+static int do_batch(struct upr_dev *dev, const struct upr_range *r, unsigned int n,
+		    uint64_t va, uint64_t size, uint32_t flags, uint64_t *handle)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_batch_args a = {
+		.va_addr = va,
+		.total_size = size,
+		.ranges_ptr = (uintptr_t)r,
+		.num_ranges = n,
+		.gpu_id = dev->gpu_id,
+		.flags = flags | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+	};
+
+	if (ioctl(dev->fd, dev->req_batch, &a))
+		return -errno;
+	*handle = a.handle;
+	return 0;
+}
+
+int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
+		 unsigned int n, uint64_t va, uint32_t flags,
+		 struct upr_alloc **allocp)
+{
+	struct upr_range *r = (struct upr_range *)ranges, *copy = NULL;
+	unsigned int i, calls, first, cnt;
+	bool batch = dev->has_batch && dev->mode != UPR_MODE_PER_RANGE;
+	struct upr_alloc *a;
+	uint64_t total, off;
+	int ret;
+
+	ret = upr_validate(ranges, n, dev->page_size, &total);
+	if (ret)
+		return ret;
+	if (va & (dev->page_size - 1))
+		return fail(-EINVAL, "device address %#llx is not page aligned",
+			    (unsigned long long)va);
+	if (va && va + total < va)
+		return fail(-EOVERFLOW, "device range %#llx+%#llx wraps around",
+			    (unsigned long long)va, (unsigned long long)total);
+	if (flags & ~(UPR_WRITABLE | UPR_EXECUTABLE))
+		return fail(-EINVAL, "unknown flags %#x", flags & ~(UPR_WRITABLE | UPR_EXECUTABLE));
+	if (dev->coalesce) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return fail(-ENOMEM, "out of memory");
+		memcpy(copy, ranges, n * sizeof(*copy));
+		n = upr_coalesce(copy, n);
+		r = copy;
+	}
+	calls = batch ? upr_split_calls(n, dev->cap) : n;
+	a = calloc(1, sizeof(*a) + calls * sizeof(a->handles[0]));
+	if (!a) {
+		free(copy);
+		return fail(-ENOMEM, "out of memory");
+	}
+	a->va = va ? va : dev->next_va;
+	a->size = total;
+	a->nranges = n;
+	off = 0;
+	for (i = 0; i < calls; i++) {
+		uint64_t size = 0;
+		unsigned int j;
+
+		if (batch) {
+			cnt = upr_split_count(n, dev->cap, i, &first);
+			for (j = first; j < first + cnt; j++)
+				size += r[j].size;
+			ret = do_batch(dev, &r[first], cnt, a->va + off, size, flags,
+				       &a->handles[i]);
+		} else {
+			first = i;
+			cnt = 1;
+			size = r[i].size;
+			ret = do_alloc(dev, &r[i], a->va + off, flags, &a->handles[i]);
+		}
+		if (ret) {
+			fail(ret, "%s of range%s %u%s at device %#llx: %s",
+			     batch ? "batch ioctl" : "ioctl", cnt > 1 ? "s" : "", first,
+			     cnt > 1 ? "..." : "", (unsigned long long)(a->va + off),
+			     strerror(-ret));
+			/* leave nothing registered */
+			while (i--)
+				do_free(dev, a->handles[i]);
+			free(a);
+			free(copy);
+			return ret;
+		}
+		a->ncalls++;
+		off += size;
+	}
+	free(copy);
+	/* the next default address leaves a page between allocations */
+	if (a->va + total + dev->page_size > dev->next_va)
+		dev->next_va = a->va + total + dev->page_size;
+	*allocp = a;
+	return 0;
+}
+
+int upr_unregister(struct upr_dev *dev, struct upr_alloc *a)
+{
+	unsigned int i;
+	int ret = 0, err;
+
+	if (!a)
+		return 0;
+	for (i = 0; i < a->ncalls; i++) {
+		err = do_free(dev, a->handles[i]);
+		if (err && !ret)
+			ret = fail(err, "free of handle %#llx: %s",
+				   (unsigned long long)a->handles[i], strerror(-err));
+	}
+	free(a);
+	return ret;
+}
+
+uint64_t upr_alloc_va(const struct upr_alloc *a)
+{
+	return a->va;
+}
+
+uint64_t upr_alloc_size(const struct upr_alloc *a)
+{
+	return a->size;
+}
+
+unsigned int upr_alloc_ranges(const struct upr_alloc *a)
+{
+	return a->nranges;
+}
+
+unsigned int upr_alloc_calls(const struct upr_alloc *a)
+{
+	return a->ncalls;
+}
+
+uint64_t upr_alloc_handle(const struct upr_alloc *a, unsigned int call)
+{
+	return call < a->ncalls ? a->handles[call] : 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libuserptr: register many CPU ranges as one device allocation at one
+ * contiguous device (GPU) virtual address range, the semantics of
+ * libhsakmt's hsaKmtRegisterMemoryRangesWithFlags().
+ *
+ * Backends: /dev/kfd (an AMD GPU: AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH when
+ * the KFD version has it, 1.18 and later, otherwise one userptr
+ * AMDKFD_IOC_ALLOC_MEMORY_OF_GPU per range) and /dev/userptr_emu (the
+ * emulated device, same argument layouts). Manual: docs/libuserptr.md.
+ *
+ * Every function that can fail returns 0 or a negative errno and leaves a
+ * message for upr_errmsg(); a failed registration leaves nothing
+ * registered.
+ */
+#ifndef __USERPTR_H
+#define __USERPTR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* one CPU range: the layout of struct kfd_ioctl_userptr_range */
+struct upr_range {
+	uint64_t start;
+	uint64_t size;
+};
+
+enum upr_backend {
+	UPR_BACKEND_AUTO,	/* /dev/kfd with a GPU, else /dev/userptr_emu */
+	UPR_BACKEND_KFD,
+	UPR_BACKEND_EMU,
+};
+
+enum upr_mode {
+	UPR_MODE_AUTO,		/* batch when the device has it */
+	UPR_MODE_BATCH,		/* batch ioctls only: -EOPNOTSUPP without */
+	UPR_MODE_PER_RANGE,	/* one allocation ioctl per range */
+};
+
+struct upr_opts {
+	enum upr_backend backend;
+	enum upr_mode mode;
+	unsigned int max_ranges;	/* ranges per batch ioctl: 0 for the
+					 * kernel's cap, else at most that
+					 */
+	bool coalesce;			/* merge ranges adjacent in CPU and
+					 * device order before registering
+					 */
+	uint32_t gpu_id;		/* kfd: 0 for the first GPU */
+};
+
+/* flags of upr_register(), the values of KFD_IOC_ALLOC_MEM_FLAGS_* */
+#define UPR_WRITABLE	(1U << 31)
+#define UPR_EXECUTABLE	(1U << 30)
+
+struct upr_dev;
+struct upr_alloc;
+
+int upr_open(struct upr_dev **devp, const struct upr_opts *opts);
+void upr_close(struct upr_dev *dev);
+
+/*
+ * Register ranges[0..n) as one allocation at device address va (page
+ * aligned; 0 to let the library choose): range i at va + the sizes of
+ * ranges 0..i-1. Above the cap the batch is split into the fewest ioctls,
+ * at consecutive device addresses.
+ */
+int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
+		 unsigned int n, uint64_t va, uint32_t flags,
+		 struct upr_alloc **allocp);
+/* free every ioctl's allocation of a; a is freed even on error */
+int upr_unregister(struct upr_dev *dev, struct upr_alloc *a);
+
+/* what a registration is */
+uint64_t upr_alloc_va(const struct upr_alloc *a);
+uint64_t upr_alloc_size(const struct upr_alloc *a);
+unsigned int upr_alloc_ranges(const struct upr_alloc *a);	/* after coalescing */
+unsigned int upr_alloc_calls(const struct upr_alloc *a);	/* ioctls it took */
+uint64_t upr_alloc_handle(const struct upr_alloc *a, unsigned int call);
+
+/* what the device is */
+int upr_dev_fd(const struct upr_dev *dev);
+enum upr_backend upr_dev_backend(const struct upr_dev *dev);
+bool upr_dev_has_batch(const struct upr_dev *dev);
+unsigned int upr_dev_max_ranges(const struct upr_dev *dev);
+const char *upr_dev_name(const struct upr_dev *dev);
+
+/* the message of this thread's last failure */
+const char *upr_errmsg(void);
+
+/*
+ * The pure parts, exported for their unit tests and for callers that
+ * prepare ranges themselves.
+ */
+/* -EINVAL (not page aligned, size or start 0, overlap) or -EOVERFLOW */
+int upr_validate(const struct upr_range *ranges, unsigned int n,
+		 uint64_t page_size, uint64_t *total);
+/* merge r[i] into r[i - 1] when r[i - 1] ends where r[i] starts: the
+ * device layout is unchanged; returns the new count
+ */
+unsigned int upr_coalesce(struct upr_range *ranges, unsigned int n);
+/* the fewest batch ioctls for n ranges at cap ranges each, and the
+ * ranges of ioctl i among them (sizes differ by at most one)
+ */
+unsigned int upr_split_calls(unsigned int n, unsigned int cap);
+unsigned int upr_split_count(unsigned int n, unsigned int cap, unsigned int i,
+			     unsigned int *first);
+
+#endif /* __USERPTR_H */

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest tests of libuserptr on the emulated device: how many ioctls a
+ * registration takes in each mode and above the cap, that the device sees
+ * the ranges at one contiguous device range, and that every failure
+ * leaves nothing registered (the device's STATS ioctl counts what a file
+ * holds). Run as root: one test lowers the helper's cap through sysfs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "layout.h"
+#include "userptr.h"
+#include "userptr_emu_uapi.h"
+#include "batch_param.h"
+#include "kselftest_harness.h"
+
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 600
+
+#define CAP_PARAM "/sys/module/drm_userptr_batch/parameters/max_ranges"
+
+static struct userptr_emu_stats_args stats(struct upr_dev *dev)
+{
+	struct userptr_emu_stats_args s;
+
+	memset(&s, 0xff, sizeof(s));
+	if (ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_STATS, &s))
+		memset(&s, 0xff, sizeof(s));
+	return s;
+}
+
+/* the device reads every range where the library says it put it */
+static int device_sees_layout(struct upr_dev *dev, const struct layout *l, uint64_t va)
+{
+	unsigned int i;
+	uint64_t off = 0;
+	int ret = 0;
+
+	for (i = 0; i < l->n && !ret; i++) {
+		void *buf = malloc(l->r[i].size);
+
+		ret = buf ? wl_device_read(upr_dev_fd(dev), va + off, buf, l->r[i].size, 20000)
+			  : -ENOMEM;
+		if (!ret && wl_check(buf, l->r[i].size, i + 1, 0) >= 0)
+			ret = -EIO;
+		off += l->r[i].size;
+		free(buf);
+	}
+	return ret;
+}
+
+static int write_cap(unsigned int v)
+{
+	FILE *f = fopen(CAP_PARAM, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%u\n", v) < 0;
+	return fclose(f) || ret ? -EIO : 0;
+}
+
+FIXTURE(lib)
+{
+	struct layout l;
+	uint64_t sizes[40];
+	struct upr_dev *dev;
+	struct upr_alloc *a;
+};
+
+FIXTURE_VARIANT(lib)
+{
+	enum upr_mode mode;
+	unsigned int max_ranges;
+	unsigned int calls;		/* for 40 ranges */
+	unsigned int file_allocs;	/* what the device holds then */
+};
+
+FIXTURE_VARIANT_ADD(lib, batch) { UPR_MODE_BATCH, 0, 1, 1 };
+FIXTURE_VARIANT_ADD(lib, auto_is_batch) { UPR_MODE_AUTO, 0, 1, 1 };
+FIXTURE_VARIANT_ADD(lib, per_range) { UPR_MODE_PER_RANGE, 0, 40, 40 };
+FIXTURE_VARIANT_ADD(lib, split_at_16) { UPR_MODE_BATCH, 16, 3, 3 };
+FIXTURE_VARIANT_ADD(lib, split_at_1) { UPR_MODE_BATCH, 1, 40, 40 };
+FIXTURE_VARIANT_ADD(lib, split_at_39) { UPR_MODE_BATCH, 39, 2, 2 };
+
+FIXTURE_SETUP(lib)
+{
+	struct upr_opts o = {
+		.backend = UPR_BACKEND_EMU,
+		.mode = variant->mode,
+		.max_ranges = variant->max_ranges,
+	};
+
+	wl_sizes(self->sizes, 40, 0, 64 << 10, 3);
+	ASSERT_EQ(0, wl_scattered(&self->l, 40, self->sizes, 3));
+	ASSERT_EQ(0, upr_open(&self->dev, &o)) TH_LOG("%s", upr_errmsg());
+	self->a = NULL;
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+	if (self->a)
+		upr_unregister(self->dev, self->a);
+	upr_close(self->dev);
+	wl_free(&self->l);
+}
+
+TEST_F(lib, calls_layout_and_nothing_left)
+{
+	uint64_t va;
+
+	ASSERT_EQ(0, upr_register(self->dev, self->l.r, 40, 0, UPR_WRITABLE, &self->a))
+		TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(variant->calls, upr_alloc_calls(self->a));
+	EXPECT_EQ(40, upr_alloc_ranges(self->a));
+	EXPECT_EQ(self->l.total, upr_alloc_size(self->a));
+	EXPECT_EQ(variant->file_allocs, stats(self->dev).file_allocs);
+	EXPECT_EQ(40, stats(self->dev).file_ranges);
+	va = upr_alloc_va(self->a);
+	EXPECT_EQ(0, device_sees_layout(self->dev, &self->l, va));
+	/* the next registration goes after this one */
+	EXPECT_EQ(0, upr_unregister(self->dev, self->a));
+	self->a = NULL;
+	EXPECT_EQ(0, stats(self->dev).file_allocs);
+	EXPECT_EQ(0, stats(self->dev).file_ranges);
+}
+
+/* the 30th range is not mapped: whatever was registered before goes */
+TEST_F(lib, failure_part_way_leaves_nothing)
+{
+	void *p = (void *)(uintptr_t)self->l.r[29].start;
+
+	ASSERT_EQ(0, munmap(p, self->l.r[29].size));
+	EXPECT_EQ(-EFAULT, upr_register(self->dev, self->l.r, 40, 0, UPR_WRITABLE, &self->a));
+	EXPECT_NE(NULL, strstr(upr_errmsg(), "Bad address")) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(NULL, self->a);
+	EXPECT_EQ(0, stats(self->dev).file_allocs);
+	EXPECT_EQ(0, stats(self->dev).file_ranges);
+	/* the hole back, for the allocator that owns it */
+	ASSERT_EQ(p, mmap(p, self->l.r[29].size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+}
+
+TEST_F(lib, bad_input_makes_no_ioctl)
+{
+	struct upr_range r[3];
+	struct {
+		int err;
+		unsigned int n;
+		uint64_t va;
+		uint32_t flags;
+		int fix;
+	} bad[] = {
+		{ -EINVAL, 0, 0, 0, 0 },
+		{ -EINVAL, 3, 0, 0, 1 },	/* overlap */
+		{ -EINVAL, 3, 0, 0, 2 },	/* unaligned size */
+		{ -EINVAL, 3, 123, 0, 0 },	/* unaligned device address */
+		{ -EOVERFLOW, 3, -4096ULL, 0, 0 },
+		{ -EINVAL, 3, 0, 1, 0 },	/* a flag the library does not know */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memcpy(r, self->l.r, sizeof(r));
+		if (bad[i].fix == 1)
+			r[2] = r[0];
+		if (bad[i].fix == 2)
+			r[1].size -= 512;
+		errno = 0;
+		EXPECT_EQ(bad[i].err, upr_register(self->dev, r, bad[i].n, bad[i].va,
+						   bad[i].flags, &self->a)) TH_LOG("case %u", i);
+		EXPECT_NE(0, upr_errmsg()[0]);
+		EXPECT_EQ(0, stats(self->dev).file_allocs) TH_LOG("case %u", i);
+	}
+}
+
+/* the kernel refuses a device range in use: all of the split is undone */
+TEST_F(lib, device_range_in_use)
+{
+	struct upr_range one = self->l.r[0];
+	struct upr_alloc *first;
+	uint64_t va;
+
+	ASSERT_EQ(0, upr_register(self->dev, &one, 1, 0, 0, &first));
+	/* the last ioctl of the split or of per-range ends on it */
+	va = upr_alloc_va(first) + upr_alloc_size(first) - self->l.total;
+	EXPECT_EQ(-EADDRINUSE, upr_register(self->dev, self->l.r, 40, va, UPR_WRITABLE,
+					    &self->a)) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(1, stats(self->dev).file_allocs);
+	EXPECT_EQ(0, upr_unregister(self->dev, first));
+	EXPECT_EQ(0, stats(self->dev).file_allocs);
+}
+
+/* ranges adjacent in memory and in device order become one */
+TEST(coalesce)
+{
+	struct upr_opts o = { .backend = UPR_BACKEND_EMU, .coalesce = true };
+	uint64_t sizes[8] = { 4096, 8192, 4096, 16384, 4096, 4096, 8192, 4096 };
+	struct upr_dev *dev;
+	struct upr_alloc *a;
+	struct layout l;
+
+	ASSERT_EQ(0, wl_contiguous(&l, 8, sizes, 1));
+	ASSERT_EQ(0, upr_open(&dev, &o));
+	ASSERT_EQ(0, upr_register(dev, l.r, 8, 0, UPR_WRITABLE, &a)) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(1, upr_alloc_ranges(a));
+	EXPECT_EQ(1, stats(dev).file_ranges);
+	EXPECT_EQ(0, device_sees_layout(dev, &l, upr_alloc_va(a)));
+	EXPECT_EQ(0, upr_unregister(dev, a));
+	upr_close(dev);
+	wl_free(&l);
+}
+
+/* the kernel's cap, read from sysfs, is what the library splits at */
+TEST(split_at_the_kernel_cap)
+{
+	struct upr_opts o = { .backend = UPR_BACKEND_EMU };
+	unsigned long old = batch_param("max_ranges");
+	uint64_t sizes[25];
+	struct upr_dev *dev;
+	struct upr_alloc *a;
+	struct layout l;
+
+	ASSERT_NE(0, old);
+	wl_sizes(sizes, 25, 4096, 0, 1);
+	ASSERT_EQ(0, wl_scattered(&l, 25, sizes, 5));
+	ASSERT_EQ(0, write_cap(10));
+	ASSERT_EQ(0, upr_open(&dev, &o));
+	EXPECT_EQ(10, upr_dev_max_ranges(dev));
+	EXPECT_EQ(0, upr_register(dev, l.r, 25, 0, 0, &a)) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(3, upr_alloc_calls(a));
+	EXPECT_EQ(0, device_sees_layout(dev, &l, upr_alloc_va(a)));
+	EXPECT_EQ(0, upr_unregister(dev, a));
+	upr_close(dev);
+	EXPECT_EQ(0, write_cap(old));
+	wl_free(&l);
+}
+
+/* /dev/kfd without a GPU is no device; AUTO falls back to the emulation */
+TEST(kfd_without_a_gpu)
+{
+	struct upr_opts o = { .backend = UPR_BACKEND_KFD };
+	struct upr_dev *dev = NULL;
+
+	if (access("/dev/kfd", F_OK))
+		SKIP(return, "no /dev/kfd (amdgpu not loaded)");
+	EXPECT_EQ(-ENODEV, upr_open(&dev, &o));
+	EXPECT_NE(NULL, strstr(upr_errmsg(), "no GPU in the KFD topology"))
+		TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(NULL, dev);
+	o.gpu_id = 1234;
+	EXPECT_EQ(-ENODEV, upr_open(&dev, &o));
+	EXPECT_NE(NULL, strstr(upr_errmsg(), "gpu_id 1234")) TH_LOG("%s", upr_errmsg());
+	o.backend = UPR_BACKEND_AUTO;
+	o.gpu_id = 0;
+	ASSERT_EQ(0, upr_open(&dev, &o)) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(UPR_BACKEND_EMU, upr_dev_backend(dev));
+	EXPECT_STREQ("userptr_emu", upr_dev_name(dev));
+	EXPECT_TRUE(upr_dev_has_batch(dev));
+	upr_close(dev);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The workloads' memory layouts (see layout.h) */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "userptr_emu_uapi.h"
+#include "layout.h"
+
+/* ranges up to this size come from malloc, every other one */
+#define MALLOC_MAX	(256 << 10)
+
+double wl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+uint64_t wl_rng(uint64_t *s)
+{
+	/* xorshift64*: the same layout from the same seed */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+void wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
+	      uint64_t seed)
+{
+	unsigned int i, shifts = 0;
+
+	while ((4096ULL << (shifts + 1)) <= max)
+		shifts++;
+	seed = seed ? seed : 1;
+	for (i = 0; i < n; i++)
+		sizes[i] = fixed ? fixed : 4096ULL << (wl_rng(&seed) % (shifts + 1));
+}
+
+static uint64_t word(uint64_t tag, uint64_t i)
+{
+	return tag == WL_TAG_ZERO ? 0 : tag ^ (i * 0x9E3779B97F4A7C15ULL);
+}
+
+void wl_fill(void *p, uint64_t size, uint64_t tag)
+{
+	uint64_t *w = p, i;
+
+	for (i = 0; i < size / 8; i++)
+		w[i] = word(tag, i);
+}
+
+long wl_check(const void *p, uint64_t size, uint64_t tag, uint64_t off)
+{
+	const uint64_t *w = p;
+	uint64_t i;
+
+	for (i = 0; i < size / 8; i++)
+		if (w[i] != word(tag, off / 8 + i))
+			return i * 8;
+	return -1;
+}
+
+static int alloc_arrays(struct layout *l, unsigned int n)
+{
+	memset(l, 0, sizeof(*l));
+	l->n = n;
+	l->page_size = sysconf(_SC_PAGESIZE);
+	l->r = calloc(n, sizeof(*l->r));
+	l->mem = calloc(n, sizeof(*l->mem));
+	l->mapped = calloc(n, 1);
+	return l->r && l->mem && l->mapped ? 0 : -ENOMEM;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct upr_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* what makes the layout scattered: no range touches another */
+static int check_scattered(const struct layout *l)
+{
+	struct upr_range *s = malloc(l->n * sizeof(*s));
+	unsigned int i;
+	int ret = 0;
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, l->r, l->n * sizeof(*s));
+	qsort(s, l->n, sizeof(*s), cmp_start);
+	for (i = 1; i < l->n; i++)
+		if (s[i - 1].start + s[i - 1].size >= s[i].start) {
+			fprintf(stderr, "layout: ranges at %#llx and %#llx touch\n",
+				(unsigned long long)s[i - 1].start,
+				(unsigned long long)s[i].start);
+			ret = -EAGAIN;
+			break;
+		}
+	free(s);
+	return ret;
+}
+
+int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
+		 uint64_t seed)
+{
+	unsigned int *order, i, j;
+	int ret = alloc_arrays(l, n);
+
+	order = calloc(n, sizeof(*order));
+	if (ret || !order) {
+		free(order);
+		wl_free(l);
+		return -ENOMEM;
+	}
+	/* allocated in a shuffled order, so address order is not device order */
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	seed = seed ? seed : 1;
+	for (i = n - 1; i > 0; i--) {
+		unsigned int t = order[i];
+
+		j = wl_rng(&seed) % (i + 1);
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int k = order[i];
+		uint64_t size = sizes[k];
+		void *p;
+
+		if (i % 2 == 0 && size <= MALLOC_MAX) {
+			if (posix_memalign(&p, l->page_size, size))
+				p = NULL;
+		} else {
+			/* a PROT_NONE page after it keeps the next mmap away */
+			p = mmap(NULL, size + l->page_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				p = NULL;
+			else if (mprotect((char *)p + size, l->page_size, PROT_NONE))
+				p = NULL;
+			l->mapped[k] = 1;
+		}
+		if (!p) {
+			free(order);
+			wl_free(l);
+			return -ENOMEM;
+		}
+		l->mem[k] = p;
+		l->r[k].start = (uintptr_t)p;
+		l->r[k].size = size;
+		l->total += size;
+		wl_fill(p, size, k + 1);
+	}
+	free(order);
+	ret = check_scattered(l);
+	if (ret)
+		wl_free(l);
+	return ret;
+}
+
+int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes,
+		  uint64_t seed)
+{
+	unsigned int i;
+	char *p;
+
+	(void)seed;
+	if (alloc_arrays(l, n)) {
+		wl_free(l);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		l->total += sizes[i];
+	l->base = mmap(NULL, l->total, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (l->base == MAP_FAILED) {
+		l->base = NULL;
+		wl_free(l);
+		return -ENOMEM;
+	}
+	p = l->base;
+	for (i = 0; i < n; i++) {
+		l->r[i].start = (uintptr_t)p;
+		l->r[i].size = sizes[i];
+		wl_fill(p, sizes[i], i + 1);
+		p += sizes[i];
+	}
+	return 0;
+}
+
+void wl_free(struct layout *l)
+{
+	unsigned int i;
+
+	for (i = 0; l->mem && i < l->n; i++) {
+		if (!l->mem[i])
+			continue;
+		if (l->mapped[i])
+			munmap(l->mem[i], l->r[i].size + l->page_size);
+		else
+			free(l->mem[i]);
+	}
+	if (l->base)
+		munmap(l->base, l->total);
+	free(l->r);
+	free(l->mem);
+	free(l->mapped);
+	memset(l, 0, sizeof(*l));
+}
+
+uint64_t wl_offset(const struct layout *l, unsigned int i)
+{
+	uint64_t off = 0;
+
+	while (i--)
+		off += l->r[i].size;
+	return off;
+}
+
+int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
+		   unsigned int timeout_ms)
+{
+	struct userptr_emu_access_args a = { .timeout_ms = timeout_ms };
+	uint64_t done, n;
+
+	for (done = 0; done < size; done += n) {
+		n = size - done < USERPTR_EMU_ACCESS_MAX ? size - done : USERPTR_EMU_ACCESS_MAX;
+		a.va_addr = va + done;
+		a.ptr = (uintptr_t)buf + done;
+		a.size = n;
+		if (ioctl(fd, USERPTR_EMU_IOC_READ, &a))
+			return -errno;
+	}
+	return 0;
+}
+
+int wl_parse_size(const char *s, uint64_t *v)
+{
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || *end || !*v || *v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*v <<= shift;
+	return *v % 4096 ? -EINVAL : 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory layouts of the workloads: N ranges scattered over the address
+ * space as an application's buffers are (malloc and mmap interleaved, no
+ * two adjacent), or the same sizes back to back in one mapping (the
+ * reference without fragmentation), filled with a pattern per range.
+ */
+#ifndef __LAYOUT_H
+#define __LAYOUT_H
+
+#include <stdint.h>
+
+#include "userptr.h"
+
+struct layout {
+	unsigned int n;
+	struct upr_range *r;	/* device order */
+	void **mem;		/* scattered: what to free or unmap per range */
+	unsigned char *mapped;	/* scattered: 1 for mmap, 0 for malloc */
+	void *base;		/* contiguous: the one mapping */
+	uint64_t total;
+	uint64_t page_size;
+};
+
+uint64_t wl_rng(uint64_t *seed);
+/* n sizes: all `fixed`, or (fixed 0) powers of two from 4 KiB to max */
+void wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
+	      uint64_t seed);
+int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
+		 uint64_t seed);
+int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes,
+		  uint64_t seed);
+void wl_free(struct layout *l);
+/* device offset of range i */
+uint64_t wl_offset(const struct layout *l, unsigned int i);
+
+/*
+ * The content of a range at generation tag: fill it, and find the first
+ * byte of size that differs from it when p holds the range from offset off
+ * (-1: none)
+ */
+void wl_fill(void *p, uint64_t size, uint64_t tag);
+long wl_check(const void *p, uint64_t size, uint64_t tag, uint64_t off);
+/* the tag of a range whose pages were dropped: it reads zeros */
+#define WL_TAG_ZERO	0
+
+double wl_now(void);
+/* "64k", "2m", "1g" or bytes: a multiple of 4 KiB, not 0; 0 or -EINVAL */
+int wl_parse_size(const char *s, uint64_t *v);
+
+/*
+ * A device read of size bytes at device address va into buf, in pieces of
+ * at most 64 MiB: the emulated device's READ ioctl (a GPU would run a
+ * kernel); waits for an evicted allocation up to timeout_ms. 0 or -errno.
+ */
+int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
+		   unsigned int timeout_ms);
+
+#endif /* __LAYOUT_H */

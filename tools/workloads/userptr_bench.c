@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userptr-bench: the cost of registering a scattered memory layout with a
+ * device, in three modes:
+ *
+ *   per-range   one allocation ioctl per range (userptr as it is today)
+ *   batch       one batch ioctl for all ranges (the series)
+ *   contiguous  the same sizes back to back in one mapping, one range: the
+ *               reference without fragmentation
+ *
+ * For each it measures registration, the first device access of every
+ * range, the restore after invalidating k of the N ranges (MADV_DONTNEED,
+ * then a device read of each: the read waits for the restore), and the
+ * teardown. Every device read is checked against what the CPU wrote.
+ * Prints a table of medians and writes JSON with medians, minima, maxima
+ * and the ratios (per-range/batch, batch/contiguous).
+ *
+ *   userptr-bench -n 4096 -s 4k -k 1 -k half -r 5 -o results.json
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+
+#include "layout.h"
+#include "userptr.h"
+
+#define MAX_REPS	64
+#define MAX_KS		4
+#define PIECE		(64ULL << 20)
+#define TIMEOUT_MS	60000
+
+enum { PER_RANGE, BATCH, CONTIGUOUS, NR_MODES };
+static const char *const mode_name[NR_MODES] = { "per-range", "batch", "contiguous" };
+
+enum { M_REGISTER, M_ACCESS, M_TEARDOWN, M_RESTORE };	/* + k index */
+#define NR_METRICS	(M_RESTORE + MAX_KS)
+
+static struct env {
+	unsigned int n;
+	uint64_t size;		/* fixed size, or 0 for a mix */
+	uint64_t max_size;	/* of the mix */
+	uint64_t seed;
+	unsigned int reps;
+	unsigned int modes;	/* bit per mode */
+	int ks[MAX_KS];		/* k, or -1 for N/2 */
+	unsigned int nks;
+	const char *json;
+	enum upr_backend backend;
+	bool verbose;
+} env = {
+	.n = 4096, .size = 4096, .seed = 1, .reps = 3,
+	.modes = 7, .backend = UPR_BACKEND_EMU,
+};
+
+/* seconds of each metric of each mode, per repetition */
+static double t[NR_MODES][NR_METRICS][MAX_REPS];
+static unsigned int calls[NR_MODES];
+static unsigned int nranges[NR_MODES];
+
+static const char doc[] =
+"Register a scattered layout of N ranges per range, as a batch and as one\n"
+"contiguous range; time registration, first access, restore and teardown.\n"
+"\n"
+"USAGE: userptr-bench [-n N] [-s SIZE | -S MAX] [-k K]... [-r REPS] [-o FILE]\n"
+"\n"
+"EXAMPLES:\n"
+"    userptr-bench -n 4096 -s 4k -k 1 -k half    # 4096 x 4 KiB\n"
+"    userptr-bench -n 64 -S 1g --seed 7           # sizes 4 KiB..1 GiB\n";
+
+static const struct argp_option opts[] = {
+	{ "count", 'n', "N", 0, "Ranges (1..65536, default 4096)" },
+	{ "size", 's', "SIZE", 0, "Size of every range (k, m, g suffixes; default 4k)" },
+	{ "mix", 'S', "MAX", 0, "Sizes: powers of two from 4 KiB to MAX" },
+	{ "seed", 'x', "SEED", 0, "Seed of the layout and the sizes (default 1)" },
+	{ "invalidate", 'k', "K", 0,
+	  "Restore after invalidating K ranges ('half': N/2); repeatable" },
+	{ "reps", 'r', "REPS", 0, "Repetitions (default 3)" },
+	{ "mode", 'm', "MODE", 0, "per-range, batch or contiguous; repeatable (default all)" },
+	{ "output", 'o', "FILE", 0, "Write the results as JSON" },
+	{ "backend", 'b', "DEV", 0, "emu (default) or kfd; restore and access need emu" },
+	{ "verbose", 'v', NULL, 0, "Every repetition's times" },
+	{},
+};
+
+static uint64_t parse_size(const char *s, struct argp_state *state)
+{
+	uint64_t v;
+
+	if (wl_parse_size(s, &v))
+		argp_error(state, "bad size '%s': a multiple of 4 KiB", s);
+	return v;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	static bool modes_given;
+	unsigned int i;
+
+	switch (key) {
+	case 'n':
+		env.n = strtoul(arg, NULL, 0);
+		if (!env.n || env.n > 65536)
+			argp_error(state, "bad count '%s'", arg);
+		break;
+	case 's':
+		env.size = parse_size(arg, state);
+		break;
+	case 'S':
+		env.size = 0;
+		env.max_size = parse_size(arg, state);
+		break;
+	case 'x':
+		env.seed = strtoull(arg, NULL, 0);
+		break;
+	case 'k':
+		if (env.nks == MAX_KS)
+			argp_error(state, "at most %d -k", MAX_KS);
+		env.ks[env.nks++] = strcmp(arg, "half") ? (int)strtoul(arg, NULL, 0) : -1;
+		if (!env.ks[env.nks - 1])
+			argp_error(state, "bad k '%s'", arg);
+		break;
+	case 'r':
+		env.reps = strtoul(arg, NULL, 0);
+		if (!env.reps || env.reps > MAX_REPS)
+			argp_error(state, "reps: 1..%d", MAX_REPS);
+		break;
+	case 'm':
+		if (!modes_given)
+			env.modes = 0;
+		modes_given = true;
+		for (i = 0; i < NR_MODES; i++)
+			if (!strcmp(arg, mode_name[i]))
+				env.modes |= 1 << i;
+		if (!env.modes)
+			argp_error(state, "unknown mode '%s'", arg);
+		break;
+	case 'o':
+		env.json = arg;
+		break;
+	case 'b':
+		if (!strcmp(arg, "emu"))
+			env.backend = UPR_BACKEND_EMU;
+		else if (!strcmp(arg, "kfd"))
+			env.backend = UPR_BACKEND_KFD;
+		else
+			argp_error(state, "unknown backend '%s'", arg);
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_usage(state);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static unsigned int k_of(unsigned int i)
+{
+	unsigned int k = env.ks[i] < 0 ? env.n / 2 : (unsigned int)env.ks[i];
+
+	if (!k)
+		k = 1;
+	return k < env.n ? k : env.n;
+}
+
+/* device read of range i, checked against tag (its content) */
+static int read_range(int fd, const struct layout *l, uint64_t va, unsigned int i,
+		      uint64_t tag, void *buf)
+{
+	uint64_t off, n, base = va + wl_offset(l, i);
+	int ret;
+
+	for (off = 0; off < l->r[i].size; off += n) {
+		n = l->r[i].size - off < PIECE ? l->r[i].size - off : PIECE;
+		ret = wl_device_read(fd, base + off, buf, n, TIMEOUT_MS);
+		if (ret) {
+			fprintf(stderr, "device read of range %u: %s\n", i, strerror(-ret));
+			return ret;
+		}
+		if (wl_check(buf, n, tag, off) >= 0) {
+			fprintf(stderr, "range %u: the device read other data\n", i);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/* ranges to invalidate: k of n, spread evenly */
+static unsigned int pick(unsigned int j, unsigned int k)
+{
+	return (unsigned int)((unsigned long long)j * env.n / k);
+}
+
+static int run_once(int mode, unsigned int rep,
+		    const uint64_t *sizes, void *buf)
+{
+	struct upr_opts o = {
+		.backend = env.backend,
+		.mode = mode == PER_RANGE ? UPR_MODE_PER_RANGE : UPR_MODE_BATCH,
+		.coalesce = mode == CONTIGUOUS,	/* back to back: one range */
+	};
+	struct upr_alloc *a = NULL;
+	struct upr_dev *dev;
+	struct layout l;
+	unsigned int i, j, kk;
+	double t0;
+	int ret, fd;
+
+	ret = mode == CONTIGUOUS ? wl_contiguous(&l, env.n, sizes, env.seed) :
+				   wl_scattered(&l, env.n, sizes, env.seed);
+	if (ret) {
+		fprintf(stderr, "layout of %u ranges: %s\n", env.n, strerror(-ret));
+		return ret;
+	}
+	ret = upr_open(&dev, &o);
+	if (ret) {
+		fprintf(stderr, "%s\n", upr_errmsg());
+		wl_free(&l);
+		return ret;
+	}
+	fd = upr_dev_fd(dev);
+
+	t0 = wl_now();
+	ret = upr_register(dev, l.r, l.n, 0, UPR_WRITABLE, &a);
+	t[mode][M_REGISTER][rep] = wl_now() - t0;
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", mode_name[mode], upr_errmsg());
+		goto out;
+	}
+	calls[mode] = upr_alloc_calls(a);
+	nranges[mode] = upr_alloc_ranges(a);
+
+	/* only the emulated device can read: a GPU would need a queue */
+	if (upr_dev_backend(dev) != UPR_BACKEND_EMU)
+		goto teardown;
+	/* first access: every range once, the same reads in every mode */
+	t0 = wl_now();
+	for (i = 0; i < l.n && !ret; i++)
+		ret = read_range(fd, &l, upr_alloc_va(a), i, i + 1, buf);
+	t[mode][M_ACCESS][rep] = wl_now() - t0;
+
+	/* restore: drop the pages of k ranges, read them: zeros now */
+	for (j = 0; j < env.nks && !ret; j++) {
+		unsigned int k = k_of(j);
+
+		t0 = wl_now();
+		for (kk = 0; kk < k && !ret; kk++) {
+			i = pick(kk, k);
+			if (madvise((void *)(uintptr_t)l.r[i].start, l.r[i].size, MADV_DONTNEED))
+				ret = -errno;
+		}
+		for (kk = 0; kk < k && !ret; kk++) {
+			i = pick(kk, k);
+			ret = read_range(fd, &l, upr_alloc_va(a), i, WL_TAG_ZERO, buf);
+		}
+		t[mode][M_RESTORE + j][rep] = wl_now() - t0;
+		/* the next k starts from the original content */
+		for (kk = 0; kk < k; kk++) {
+			i = pick(kk, k);
+			wl_fill((void *)(uintptr_t)l.r[i].start, l.r[i].size, i + 1);
+		}
+	}
+
+teardown:
+	t0 = wl_now();
+	if (upr_unregister(dev, a) && !ret) {
+		fprintf(stderr, "%s\n", upr_errmsg());
+		ret = -EIO;
+	}
+	t[mode][M_TEARDOWN][rep] = wl_now() - t0;
+out:
+	upr_close(dev);
+	wl_free(&l);
+	return ret;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct stat3 {
+	double med, min, max;	/* microseconds */
+};
+
+static struct stat3 stats(int mode, int metric)
+{
+	double v[MAX_REPS];
+	unsigned int n = env.reps;
+	struct stat3 s;
+
+	memcpy(v, t[mode][metric], n * sizeof(v[0]));
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	s.min = v[0] * 1e6;
+	s.max = v[n - 1] * 1e6;
+	s.med = (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) * 1e6;
+	return s;
+}
+
+static int nr_metrics(void)
+{
+	return M_RESTORE + env.nks;
+}
+
+static const char *metric_name(int m, char *buf, size_t size)
+{
+	static const char *const names[] = { "register", "access", "teardown" };
+
+	if (m < M_RESTORE)
+		return names[m];
+	snprintf(buf, size, "restore_k%u", k_of(m - M_RESTORE));
+	return buf;
+}
+
+static double ratio(int a, int b, int metric)
+{
+	double d = stats(b, metric).med;
+
+	return d > 0 ? stats(a, metric).med / d : 0;
+}
+
+static bool has(int mode)
+{
+	return env.modes & (1 << mode);
+}
+
+static void print_table(void)
+{
+	char name[32];
+	int mode, m;
+
+	printf("%u ranges of %s, seed %llu, median of %u (ms)\n", env.n,
+	       env.size ? "fixed size" : "mixed sizes", (unsigned long long)env.seed, env.reps);
+	printf("%-11s %6s", "mode", "ioctls");
+	for (m = 0; m < nr_metrics(); m++)
+		printf(" %13s", metric_name(m, name, sizeof(name)));
+	printf("\n");
+	for (mode = 0; mode < NR_MODES; mode++) {
+		if (!has(mode))
+			continue;
+		printf("%-11s %6u", mode_name[mode], calls[mode]);
+		for (m = 0; m < nr_metrics(); m++)
+			printf(" %13.3f", stats(mode, m).med / 1e3);
+		printf("\n");
+	}
+	if (has(PER_RANGE) && has(BATCH))
+		printf("registration per-range/batch: %.2fx, ioctls %u -> %u\n",
+		       ratio(PER_RANGE, BATCH, M_REGISTER), calls[PER_RANGE], calls[BATCH]);
+	if (has(BATCH) && has(CONTIGUOUS))
+		printf("registration batch/contiguous: %.2fx\n",
+		       ratio(BATCH, CONTIGUOUS, M_REGISTER));
+}
+
+static int write_json(const char *path, const char *device)
+{
+	struct utsname u;
+	char name[32];
+	int mode, m;
+	unsigned int r;
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	uname(&u);
+	fprintf(f, "{\n  \"bench\": \"userptr-bench\",\n  \"kernel\": \"%s\",\n", u.release);
+	fprintf(f, "  \"device\": \"%s\",\n  \"n\": %u,\n  \"size\": %llu,\n", device,
+		env.n, (unsigned long long)env.size);
+	fprintf(f, "  \"max_size\": %llu,\n  \"seed\": %llu,\n  \"reps\": %u,\n",
+		(unsigned long long)env.max_size, (unsigned long long)env.seed, env.reps);
+	fprintf(f, "  \"k\": [");
+	for (m = 0; m < (int)env.nks; m++)
+		fprintf(f, "%s%u", m ? ", " : "", k_of(m));
+	fprintf(f, "],\n  \"modes\": {");
+	for (mode = 0; mode < NR_MODES; mode++) {
+		if (!has(mode))
+			continue;
+		fprintf(f, "%s\n    \"%s\": {\n      \"ioctls\": %u,\n      \"ranges\": %u,\n",
+			mode ? "," : "", mode_name[mode], calls[mode], nranges[mode]);
+		fprintf(f, "      \"syscalls_per_range\": %.6f", (double)calls[mode] / env.n);
+		for (m = 0; m < nr_metrics(); m++) {
+			struct stat3 s = stats(mode, m);
+
+			fprintf(f, ",\n      \"%s\": { \"median_us\": %.1f, ",
+				metric_name(m, name, sizeof(name)), s.med);
+			fprintf(f, "\"min_us\": %.1f, \"max_us\": %.1f, \"us\": [", s.min, s.max);
+			for (r = 0; r < env.reps; r++)
+				fprintf(f, "%s%.1f", r ? ", " : "", t[mode][m][r] * 1e6);
+			fprintf(f, "] }");
+		}
+		fprintf(f, "\n    }");
+	}
+	fprintf(f, "\n  },\n  \"ratios\": {");
+	m = 0;
+	if (has(PER_RANGE) && has(BATCH)) {
+		fprintf(f, "\n    \"register_per_range_over_batch\": %.4f,",
+			ratio(PER_RANGE, BATCH, M_REGISTER));
+		fprintf(f, "\n    \"teardown_per_range_over_batch\": %.4f",
+			ratio(PER_RANGE, BATCH, M_TEARDOWN));
+		m = 1;
+	}
+	if (has(BATCH) && has(CONTIGUOUS)) {
+		fprintf(f, "%s\n    \"register_batch_over_contiguous\": %.4f,", m ? "," : "",
+			ratio(BATCH, CONTIGUOUS, M_REGISTER));
+		fprintf(f, "\n    \"access_batch_over_contiguous\": %.4f",
+			ratio(BATCH, CONTIGUOUS, M_ACCESS));
+	}
+	fprintf(f, "\n  }\n}\n");
+	return fclose(f) ? -errno : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_arg, NULL, doc };
+	uint64_t *sizes, maxsz = 0;
+	char device[64] = "";
+	unsigned int rep, i;
+	int mode, ret = 0;
+	void *buf;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 2;
+	if (!env.nks)
+		env.ks[env.nks++] = 1;
+	sizes = calloc(env.n, sizeof(*sizes));
+	if (!sizes)
+		return 1;
+	wl_sizes(sizes, env.n, env.size, env.max_size, env.seed);
+	for (i = 0; i < env.n; i++)
+		maxsz = sizes[i] > maxsz ? sizes[i] : maxsz;
+	buf = malloc(maxsz < PIECE ? maxsz : PIECE);
+	if (!buf)
+		return 1;
+	/* the modes interleaved per repetition: drift hits them alike */
+	for (rep = 0; rep < env.reps && !ret; rep++) {
+		for (mode = 0; mode < NR_MODES && !ret; mode++) {
+			if (!has(mode))
+				continue;
+			ret = run_once(mode, rep, sizes, buf);
+			if (!ret && env.verbose)
+				fprintf(stderr, "%u %s: register %.3f, access %.3f, teardown %.3f ms\n",
+					rep, mode_name[mode], t[mode][M_REGISTER][rep] * 1e3,
+					t[mode][M_ACCESS][rep] * 1e3,
+					t[mode][M_TEARDOWN][rep] * 1e3);
+		}
+	}
+	if (!ret) {
+		struct upr_dev *dev;
+		struct upr_opts o = { .backend = env.backend };
+
+		if (!upr_open(&dev, &o)) {
+			snprintf(device, sizeof(device), "%s", upr_dev_name(dev));
+			upr_close(dev);
+		}
+		print_table();
+		if (env.json)
+			ret = write_json(env.json, device);
+	}
+	free(buf);
+	free(sizes);
+	return ret ? 1 : 0;
+}
