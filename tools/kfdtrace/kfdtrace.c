@@ -478,7 +478,7 @@ static int write_json(const char *path, const struct totals *t, const struct pro
 		json_stat(f, class_names[c], &t->cls[c], c == KT_NR_CLASSES - 1);
 	fprintf(f, "\t},\n\t\"ranges\": {\"registered\": %llu, ",
 		(unsigned long long)s.registered);
-	fprintf(f, "\"ioctls_per_range\": %.6f, \"registration_ms\": %.6f},\n",
+	fprintf(f, "\"ioctls_per_range\": %.9g, \"registration_ms\": %.6f},\n",
 		s.per_range, s.ms);
 	fprintf(f, "\t\"processes\": [");
 	for (i = 0; i < n; i++) {
@@ -961,13 +961,24 @@ static int cmd_check(const char *file)
 	return failed ? 1 : 0;
 }
 
+static double num_of(const struct kt_doc *d, const char *key)
+{
+	const struct kt_field *f = kt_doc_get(d, key);
+
+	return f && !f->is_str ? f->num : NAN;
+}
+
 static int cmd_compare(const char *a, const char *b)
 {
 	static const char *const keys[] = {
 		"ranges.registered", "ioctl.userptr_alloc", "ioctl.batch_alloc",
-		"ioctl.total", "ioctl.errors", "ranges.ioctls_per_range",
-		"ranges.registration_ms", "seconds",
+		"ranges.ioctls_per_range", "ioctl.total", "ioctl.errors",
+		"ranges.registration_ms", "hmm.calls", "fault.ranges", "notifier.insert",
+		"invalidate.total", "evict.emu", "evict.amdgpu",
+		"restore.evict_to_restore_p50_us", "restore.evict_to_restore_p99_us",
+		"verdict.eviction", "verdict.violations", "seconds",
 	};
+	double pa, pb, ra, rb;
 	struct kt_doc da, db;
 	char err[256];
 	unsigned int i;
@@ -981,18 +992,36 @@ static int cmd_compare(const char *a, const char *b)
 		kt_doc_free(&da);
 		return 2;
 	}
-	printf("%-26s %16s %16s %10s\n", "", "BASE", "NEW", "BASE/NEW");
+	printf("%-32s %16s %16s %10s\n", "", "BASE", "NEW", "BASE/NEW");
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		const struct kt_field *x = kt_doc_get(&da, keys[i]);
 		const struct kt_field *y = kt_doc_get(&db, keys[i]);
-		double vx = x && !x->is_str ? x->num : NAN, vy = y && !y->is_str ? y->num : NAN;
+		double vx, vy;
 
-		printf("%-26s %16.6g %16.6g ", keys[i], vx, vy);
+		if ((x && x->is_str) || (y && y->is_str)) {
+			printf("%-32s %16s %16s %10s\n", keys[i], x && x->is_str ? x->str : "-",
+			       y && y->is_str ? y->str : "-", "-");
+			continue;
+		}
+		vx = num_of(&da, keys[i]);
+		vy = num_of(&db, keys[i]);
+		printf("%-32s %16.6g %16.6g ", keys[i], vx, vy);
 		if (vy != 0 && !isnan(vx) && !isnan(vy))
 			printf("%10.2f\n", vx / vy);
 		else
 			printf("%10s\n", "-");
 	}
+	/* the two numbers the comparison is for, from the counts */
+	pa = (num_of(&da, "ioctl.userptr_alloc") + num_of(&da, "ioctl.batch_alloc")) /
+	     num_of(&da, "ranges.registered");
+	pb = (num_of(&db, "ioctl.userptr_alloc") + num_of(&db, "ioctl.batch_alloc")) /
+	     num_of(&db, "ranges.registered");
+	ra = num_of(&da, "ranges.registration_ms");
+	rb = num_of(&db, "ranges.registration_ms");
+	if (pa > 0 && pb > 0)
+		printf("registration syscalls per range: %.6g -> %.6g (%.0fx fewer)\n", pa, pb, pa / pb);
+	if (ra > 0 && rb > 0)
+		printf("time in registration ioctls: %.1f ms -> %.1f ms (%.2fx)\n", ra, rb, ra / rb);
 	kt_doc_free(&da);
 	kt_doc_free(&db);
 	return 0;

@@ -54,8 +54,36 @@ expect_fail() {
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
 
+# stress_fail SWITCH WHAT: userptr-stress passes, and with SWITCH on fails
+# with WHAT in its output (its exit status is what CI would see)
+stress_fail() {
+	local sw=$1 what=$2 out rc
+	local stress=("$top/build/bin/userptr-stress" -n 16 -i 40 -T 3000
+		      -a dontneed,mremap,fork,write)
+	load_emu || { tap_fail "modprobe userptr_emu"; return; }
+	out=$("${stress[@]}" 2>&1) && rc=0 || rc=$?
+	if [ $rc -ne 0 ]; then
+		printf '%s\n' "$out" | tail -n 5 | tap_diag
+		tap_fail "without $sw, userptr-stress passes"
+		modprobe -r userptr_emu
+		return
+	fi
+	echo 1 >"$params/$sw"
+	out=$("${stress[@]}" 2>&1) && rc=0 || rc=$?
+	echo 0 >"$params/$sw"
+	printf '%s\n' "$out" | tail -n 4 | tap_diag
+	if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q "$what"; then
+		tap_ok "$sw makes userptr-stress fail ($what)"
+	else
+		tap_fail "$sw makes userptr-stress fail ($what): exit $rc"
+	fi
+	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
+}
+
 expect_fail inject_ignore_invalidate inv.madv_dontneed
 expect_fail inject_ignore_invalidate inv.mremap_onto_range
 expect_fail inject_never_restore inv.madv_dontneed
 expect_fail inject_skip_seq_check inv.invalidate_between_fault_and_commit
+stress_fail inject_ignore_invalidate "STALE READ"
+stress_fail inject_never_restore "Connection timed out"
 [ $TAP_FAILED -eq 0 ]

@@ -60,6 +60,19 @@ bpftrace_views() {
 		'^@evict_to_restore_us:' '^@populate_us:'
 }
 
+# userptr-bench, as a tool (its times are not asserted): the ioctls of
+# each mode, in its JSON, and every device read checked by it
+bench_counts() {
+	local json=/tmp/bench.json
+	tap_run "userptr-bench: 64 ranges in three modes, restore of 1 and 32" \
+		"$top/build/bin/userptr-bench" -n 64 -S 64k -k 1 -k half -r 1 -o "$json" || return
+	tap_run "userptr-bench: per-range 64 ioctls, batch 1, contiguous 1 of 1 range" \
+		jq -e '.modes["per-range"].ioctls == 64 and .modes.batch.ioctls == 1 and
+		       .modes.batch.ranges == 64 and .modes.contiguous.ioctls == 1 and
+		       .modes.contiguous.ranges == 1 and .k == [1, 32] and
+		       .ratios.register_per_range_over_batch > 0' "$json"
+}
+
 if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	# kfdtrace against the device (one process of the test, followed
@@ -90,6 +103,14 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
 		-t register_4096_under_invalidation_storm
 	bpftrace_views
+	# the library and the workloads on it
+	"$top/build/bin/userptr_lib_tests" || TAP_FAILED=$((TAP_FAILED + 1))
+	tap_run "userptr-stress: no stale read, and kfdtrace's verdict passes" \
+		"$top/build/bin/kfdtrace" check \
+		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \
+		--expect "status == 0" --expect "evict.emu >= 10" --expect "ioctl.emu_batch.calls == 1" \
+		-- "$top/build/bin/userptr-stress" -n 64 -s 16k -i 120
+	bench_counts
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
 [ $TAP_FAILED -eq 0 ]

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark matrix, run in the guest by `make bench` (scripts/bench):
+#
+#   tools/bench/bench-matrix.sh OUTDIR [REPS] [MAXN]
+#
+# userptr-bench for N = 1, 16, 256, 4096, 8192 ranges of 4 KiB, and of
+# 2 MiB up to N = 256 (the 2 MiB layouts beyond, 8 GiB and more, do not fit
+# the guest), each in the three modes, restoring after invalidating 1 and
+# N/2 ranges; one JSON file per row in OUTDIR. Then two runs under kfdtrace
+# that count what the table cannot: the ioctls of 4096 ranges per range and
+# as a batch, and the ranges one restore faults again.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$1 reps=${2:-5} maxn=${3:-8192}
+bin=$top/build/bin
+mkdir -p "$out"
+if [ ! -e /dev/userptr_emu ]; then
+	. "$top/tools/selftests/userptr/lib.sh"
+	load_emu
+fi
+echo "kernel $(uname -r), $(nproc) CPUs, $reps repetitions"
+
+for size in 4k 2m; do
+	for n in 1 16 256 4096 8192; do
+		[ "$n" -le "$maxn" ] || continue
+		[ "$size" = 2m ] && [ "$n" -gt 256 ] && continue
+		echo "== $n x $size"
+		"$bin/userptr-bench" -n "$n" -s "$size" -k 1 -k half -r "$reps" \
+			-o "$out/n${n}_${size}.json"
+	done
+done
+
+# what the trace counts: registration ioctls, and the ranges a restore
+# after one invalidation faults again (registration faults all N first)
+n=$((maxn < 4096 ? maxn : 4096))
+for mode in per-range batch; do
+	echo "== kfdtrace: $n x 4k, $mode, restore after 1 invalidation"
+	"$bin/kfdtrace" record -o "$out/trace_${mode}.json" -- \
+		"$bin/userptr-bench" -n "$n" -s 4k -m "$mode" -k 1 -r 1 |
+		grep -E '^(registration|ranges|ioctl|fault)' || true
+done
