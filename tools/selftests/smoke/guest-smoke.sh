@@ -9,7 +9,7 @@
 #    does not reserve.
 #  - amdgpu loads without an AMD GPU: /dev/kfd, GET_VERSION, module BTF,
 #    and AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH's argument checks
-#    (tools/selftests/amdkfd).
+#    (tools/selftests/amdkfd); libuserptr on /dev/kfd without a GPU.
 #  - a KUnit suite of the tree runs and passes.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -30,6 +30,13 @@ fi
 if tap_run "modprobe amdgpu" modprobe amdgpu; then
 	"$bin/amdgpu-smoke" || TAP_FAILED=$((TAP_FAILED + 1))
 	"$bin/kfd_batch_tests" || TAP_FAILED=$((TAP_FAILED + 1))
+	# libuserptr: /dev/kfd without a GPU is no device (-ENODEV, and
+	# why), and its AUTO backend falls back to the emulated device
+	if tap_run "modprobe userptr_emu" modprobe userptr_emu; then
+		"$bin/userptr_lib_tests" -r global.kfd_without_a_gpu ||
+			TAP_FAILED=$((TAP_FAILED + 1))
+		tap_run "rmmod userptr_emu" modprobe -r userptr_emu
+	fi
 	# kfdtrace's fallback probes on amdgpu's own userptr functions
 	tap_run "kfdtrace: the amdgpu probes attach" "$bin/kfdtrace" check \
 		--expect "probes.amdgpu == 1" --expect "probes.hmm == 1" -- true
