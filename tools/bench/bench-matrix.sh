@@ -37,6 +37,6 @@ n=$((maxn < 4096 ? maxn : 4096))
 for mode in per-range batch; do
 	echo "== kfdtrace: $n x 4k, $mode, restore after 1 invalidation"
 	"$bin/kfdtrace" record -o "$out/trace_${mode}.json" -- \
-		"$bin/userptr-bench" -n "$n" -s 4k -m "$mode" -k 1 -r 1 |
+		"$bin/userptr-bench" -n "$n" -s 4k -m "$mode" -k 1 -r 1 -W |
 		grep -E '^(registration|ranges|ioctl|fault)' || true
 done

@@ -22,7 +22,7 @@ step() { printf '\n=== %s\n' "$*"; }
 for mode in per-range batch; do
 	step "$mode: $n scattered 4 KiB ranges (malloc and mmap interleaved), registered $([ $mode = batch ] && echo 'with one ioctl' || echo 'one ioctl each'), read by the device, 1 invalidated and restored, freed"
 	"$bin/kfdtrace" record -o "$out/$mode.json" -- \
-		"$bin/userptr-bench" -n "$n" -s 4k -m "$mode" -k 1 -r 1 >"$out/$mode.log" 2>&1
+		"$bin/userptr-bench" -n "$n" -s 4k -m "$mode" -k 1 -r 1 -W >"$out/$mode.log" 2>&1
 	rc=$?
 	sed -n '/^[0-9]* ranges of/,/^[a-z-]* *[0-9]/p' "$out/$mode.log" | grep -v '^$'
 	if [ $rc -ne 0 ]; then

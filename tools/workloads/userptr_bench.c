@@ -50,6 +50,7 @@ static struct env {
 	unsigned int nks;
 	const char *json;
 	enum upr_backend backend;
+	bool no_warmup;
 	bool verbose;
 } env = {
 	.n = 4096, .size = 4096, .seed = 1, .reps = 3,
@@ -82,6 +83,8 @@ static const struct argp_option opts[] = {
 	{ "mode", 'm', "MODE", 0, "per-range, batch or contiguous; repeatable (default all)" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON" },
 	{ "backend", 'b', "DEV", 0, "emu (default) or kfd; restore and access need emu" },
+	{ "no-warmup", 'W', NULL, 0,
+	  "No untimed first round (tracing: the ioctls are then the run's alone)" },
 	{ "verbose", 'v', NULL, 0, "Every repetition's times" },
 	{},
 };
@@ -148,6 +151,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.backend = UPR_BACKEND_KFD;
 		else
 			argp_error(state, "unknown backend '%s'", arg);
+		break;
+	case 'W':
+		env.no_warmup = true;
 		break;
 	case 'v':
 		env.verbose = true;
@@ -447,7 +453,7 @@ int main(int argc, char **argv)
 	 * belongs to no mode. Then the modes interleaved per repetition,
 	 * so drift hits them alike.
 	 */
-	for (mode = 0; mode < NR_MODES && !ret; mode++)
+	for (mode = 0; mode < NR_MODES && !ret && !env.no_warmup; mode++)
 		if (has(mode))
 			ret = run_once(mode, 0, sizes, buf);
 	for (rep = 0; rep < env.reps && !ret; rep++) {
@@ -456,7 +462,8 @@ int main(int argc, char **argv)
 				continue;
 			ret = run_once(mode, rep, sizes, buf);
 			if (!ret && env.verbose)
-				fprintf(stderr, "%u %s: register %.3f, access %.3f, teardown %.3f ms\n",
+				fprintf(stderr,
+					"%u %s: register %.3f, access %.3f, teardown %.3f ms\n",
 					rep, mode_name[mode], t[mode][M_REGISTER][rep] * 1e3,
 					t[mode][M_ACCESS][rep] * 1e3,
 					t[mode][M_TEARDOWN][rep] * 1e3);
