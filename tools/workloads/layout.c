@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The workloads' memory layouts (see layout.h) */
+#include <argp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +77,20 @@ static int alloc_arrays(struct layout *l, unsigned int n)
 	l->r = calloc(n, sizeof(*l->r));
 	l->mem = calloc(n, sizeof(*l->mem));
 	l->mapped = calloc(n, 1);
-	return l->r && l->mem && l->mapped ? 0 : -ENOMEM;
+	l->off = calloc(n, sizeof(*l->off));
+	return l->r && l->mem && l->mapped && l->off ? 0 : -ENOMEM;
+}
+
+/* the device offsets, once: the workloads look them up per access */
+static void set_offsets(struct layout *l)
+{
+	uint64_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		l->off[i] = off;
+		off += l->r[i].size;
+	}
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -162,19 +176,18 @@ int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
 		wl_fill(p, size, k + 1);
 	}
 	free(order);
+	set_offsets(l);
 	ret = check_scattered(l);
 	if (ret)
 		wl_free(l);
 	return ret;
 }
 
-int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes,
-		  uint64_t seed)
+int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes)
 {
 	unsigned int i;
 	char *p;
 
-	(void)seed;
 	if (alloc_arrays(l, n)) {
 		wl_free(l);
 		return -ENOMEM;
@@ -195,6 +208,7 @@ int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes,
 		wl_fill(p, sizes[i], i + 1);
 		p += sizes[i];
 	}
+	set_offsets(l);
 	return 0;
 }
 
@@ -215,16 +229,8 @@ void wl_free(struct layout *l)
 	free(l->r);
 	free(l->mem);
 	free(l->mapped);
+	free(l->off);
 	memset(l, 0, sizeof(*l));
-}
-
-uint64_t wl_offset(const struct layout *l, unsigned int i)
-{
-	uint64_t off = 0;
-
-	while (i--)
-		off += l->r[i].size;
-	return off;
 }
 
 int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
@@ -244,13 +250,14 @@ int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
 	return 0;
 }
 
-int wl_parse_size(const char *s, uint64_t *v)
+uint64_t wl_arg_size(const char *s, struct argp_state *state)
 {
 	unsigned int shift = 0;
 	char *end;
+	uint64_t v;
 
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, 0);
 	if (*end == 'k' || *end == 'K')
 		shift = 10;
 	else if (*end == 'm' || *end == 'M')
@@ -259,8 +266,7 @@ int wl_parse_size(const char *s, uint64_t *v)
 		shift = 30;
 	if (shift)
 		end++;
-	if (errno || *end || !*v || *v > (UINT64_MAX >> shift))
-		return -EINVAL;
-	*v <<= shift;
-	return *v % 4096 ? -EINVAL : 0;
+	if (errno || *end || !v || v > (UINT64_MAX >> shift) || (v << shift) % 4096)
+		argp_error(state, "bad size '%s': a multiple of 4 KiB", s);
+	return v << shift;
 }

@@ -17,6 +17,7 @@ struct layout {
 	struct upr_range *r;	/* device order */
 	void **mem;		/* scattered: what to free or unmap per range */
 	unsigned char *mapped;	/* scattered: 1 for mmap, 0 for malloc */
+	uint64_t *off;		/* device offset of each range */
 	void *base;		/* contiguous: the one mapping */
 	uint64_t total;
 	uint64_t page_size;
@@ -28,11 +29,13 @@ void wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
 	      uint64_t seed);
 int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
 		 uint64_t seed);
-int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes,
-		  uint64_t seed);
+int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes);
 void wl_free(struct layout *l);
-/* device offset of range i */
-uint64_t wl_offset(const struct layout *l, unsigned int i);
+/* device offset of range i: the sizes of the ranges before it */
+static inline uint64_t wl_offset(const struct layout *l, unsigned int i)
+{
+	return l->off[i];
+}
 
 /*
  * The content of a range at generation tag: fill it, and find the first
@@ -45,8 +48,9 @@ long wl_check(const void *p, uint64_t size, uint64_t tag, uint64_t off);
 #define WL_TAG_ZERO	0
 
 double wl_now(void);
-/* "64k", "2m", "1g" or bytes: a multiple of 4 KiB, not 0; 0 or -EINVAL */
-int wl_parse_size(const char *s, uint64_t *v);
+/* "64k", "2m", "1g" or bytes, a multiple of 4 KiB: argp's error if not */
+struct argp_state;
+uint64_t wl_arg_size(const char *s, struct argp_state *state);
 
 /*
  * A device read of size bytes at device address va into buf, in pieces of

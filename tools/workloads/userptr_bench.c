@@ -89,15 +89,6 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-static uint64_t parse_size(const char *s, struct argp_state *state)
-{
-	uint64_t v;
-
-	if (wl_parse_size(s, &v))
-		argp_error(state, "bad size '%s': a multiple of 4 KiB", s);
-	return v;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	static bool modes_given;
@@ -110,11 +101,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad count '%s'", arg);
 		break;
 	case 's':
-		env.size = parse_size(arg, state);
+		env.size = wl_arg_size(arg, state);
 		break;
 	case 'S':
 		env.size = 0;
-		env.max_size = parse_size(arg, state);
+		env.max_size = wl_arg_size(arg, state);
 		break;
 	case 'x':
 		env.seed = strtoull(arg, NULL, 0);
@@ -219,7 +210,7 @@ static int run_once(int mode, unsigned int rep,
 	double t0;
 	int ret, fd;
 
-	ret = mode == CONTIGUOUS ? wl_contiguous(&l, env.n, sizes, env.seed) :
+	ret = mode == CONTIGUOUS ? wl_contiguous(&l, env.n, sizes) :
 				   wl_scattered(&l, env.n, sizes, env.seed);
 	if (ret) {
 		fprintf(stderr, "layout of %u ranges: %s\n", env.n, strerror(-ret));

@@ -147,7 +147,7 @@ TEST_F(lib, failure_part_way_leaves_nothing)
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
 }
 
-TEST_F(lib, bad_input_makes_no_ioctl)
+TEST_F(lib, bad_input_is_refused_and_leaves_nothing)
 {
 	struct upr_range r[3];
 	struct {
@@ -206,7 +206,7 @@ TEST(coalesce)
 	struct upr_alloc *a;
 	struct layout l;
 
-	ASSERT_EQ(0, wl_contiguous(&l, 8, sizes, 1));
+	ASSERT_EQ(0, wl_contiguous(&l, 8, sizes));
 	ASSERT_EQ(0, upr_open(&dev, &o));
 	ASSERT_EQ(0, upr_register(dev, l.r, 8, 0, UPR_WRITABLE, &a)) TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(1, upr_alloc_ranges(a));
