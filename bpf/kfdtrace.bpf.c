@@ -163,10 +163,18 @@ static __always_inline __u64 fn_exit(__u32 kind)
 	return ns;
 }
 
+/*
+ * Wake the reader only once this much is waiting: it polls every 10 ms
+ * anyway, and a wakeup per event (the default when the reader has caught
+ * up) is an irq_work, a wakeup and a context switch for each range.
+ */
+#define KT_WAKEUP_BYTES	(256 << 10)
+
 static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret,
 				 __u32 arg)
 {
 	struct kt_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (!e) {
 		count(KT_EVENTS_LOST, 1);
@@ -178,7 +186,9 @@ static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret
 	e->index = index;
 	e->ret = ret;
 	e->arg = arg;
-	bpf_ringbuf_submit(e, 0);
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= KT_WAKEUP_BYTES)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
 }
 
 static __always_inline __u32 read_u32(unsigned long uaddr)

@@ -84,6 +84,7 @@ static struct env {
 	const char **expect;
 	int nexpect;
 	bool verbose;
+	bool probe_cost;
 	char **cmd;
 } env;
 
@@ -713,6 +714,38 @@ static int attach_all(struct kfdtrace_bpf *skel, bool quiet)
 }
 
 /*
+ * --probe-cost: what each attached program cost, from the kernel's BPF
+ * run-time statistics (counted only while the fd of bpf_enable_stats() is
+ * open). It is the programs' own time: the kprobe, trampoline or
+ * tracepoint dispatch around them and the ring buffer's reader are not in
+ * it, which is why the overhead benchmark times the workload as well.
+ */
+static void print_probe_cost(struct kfdtrace_bpf *skel)
+{
+	__u64 runs = 0, ns = 0;
+	unsigned int i;
+
+	fprintf(stderr, "%-28s %12s %12s %10s\n", "probe", "runs", "total_us", "ns/run");
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		struct bpf_program *p;
+
+		p = bpf_object__find_program_by_name(skel->obj, progs[i].name);
+		if (!p || bpf_program__fd(p) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
+			continue;
+		fprintf(stderr, "%-28s %12llu %12.1f %10.0f\n", progs[i].name,
+			(unsigned long long)info.run_cnt, info.run_time_ns / 1e3,
+			(double)info.run_time_ns / info.run_cnt);
+		runs += info.run_cnt;
+		ns += info.run_time_ns;
+	}
+	fprintf(stderr, "%-28s %12llu %12.1f %10.0f\n", "all", (unsigned long long)runs,
+		ns / 1e3, runs ? (double)ns / runs : 0.0);
+}
+
+/*
  * Loads and attaches the probes, runs CMD (or follows PID, or the whole
  * system) until it ends, -d passes or SIGINT, and fills *t. Returns 0 or
  * a negative errno; the report goes to stdout, the JSON to -o.
@@ -722,7 +755,7 @@ static int record(struct totals *t, bool quiet)
 	struct kfdtrace_bpf *skel;
 	struct ring_buffer *rb = NULL;
 	struct proc_row *rows = NULL;
-	int go[2] = { -1, -1 }, n, err, i;
+	int go[2] = { -1, -1 }, stats_fd = -1, n, err, i;
 	pid_t child = 0;
 	double start, next;
 
@@ -762,6 +795,15 @@ static int record(struct totals *t, bool quiet)
 	err = kt_verdict_init(&verdict);
 	if (err)
 		goto out_skel;
+	if (env.probe_cost) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0) {
+			err = stats_fd;
+			fprintf(stderr, "kfdtrace: --probe-cost: %s: %s\n",
+				"cannot enable BPF run-time statistics", strerror(-err));
+			goto out_skel;
+		}
+	}
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, NULL, NULL);
 	if (!rb) {
 		err = -errno;
@@ -816,10 +858,14 @@ static int record(struct totals *t, bool quiet)
 	}
 	if (!quiet)
 		print_report(stdout, t, rows, n);
+	if (stats_fd >= 0)
+		print_probe_cost(skel);
 	if (env.out)
 		err = write_json(env.out, t, rows, n);
 	free(rows);
 out_skel:
+	if (stats_fd >= 0)
+		close(stats_fd);
 	ring_buffer__free(rb);
 	kt_verdict_free(&verdict);
 	for (i = 0; i < nlinks; i++)
@@ -1018,10 +1064,13 @@ static int cmd_compare(const char *a, const char *b)
 	     num_of(&db, "ranges.registered");
 	ra = num_of(&da, "ranges.registration_ms");
 	rb = num_of(&db, "ranges.registration_ms");
-	if (pa > 0 && pb > 0)
-		printf("registration syscalls per range: %.6g -> %.6g (%.0fx fewer)\n", pa, pb, pa / pb);
+	/* (no range registered: no ratio, rather than inf and nan) */
+	if (pa > 0 && pb > 0 && isfinite(pa) && isfinite(pb))
+		printf("registration syscalls per range: %.6g -> %.6g (%.0fx fewer)\n",
+		       pa, pb, pa / pb);
 	if (ra > 0 && rb > 0)
-		printf("time in registration ioctls: %.1f ms -> %.1f ms (%.2fx)\n", ra, rb, ra / rb);
+		printf("time in registration ioctls: %.1f ms -> %.1f ms (%.2fx)\n",
+		       ra, rb, ra / rb);
 	kt_doc_free(&da);
 	kt_doc_free(&db);
 	return 0;
@@ -1031,7 +1080,7 @@ const char *argp_program_version = "kfdtrace 0.1";
 static const char doc[] =
 "Trace userptr registration ioctls of amdkfd and the emulated device.\n"
 "\n"
-"  kfdtrace record [-p PID] [-d SECONDS] [-i SECONDS] [-o FILE.json] [-- CMD...]\n"
+"  kfdtrace record [-p PID] [-d SECONDS] [-i SECONDS] [-o FILE.json] [-c] [-- CMD...]\n"
 "  kfdtrace compare BASE.json NEW.json\n"
 "  kfdtrace check --expect EXPR... (FILE.json | -- CMD...)\n"
 "\n"
@@ -1060,6 +1109,7 @@ static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "Write the results as JSON to FILE" },
 	{ "expect", 'e', "EXPR", 0, "check: an assertion (repeatable)" },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output" },
+	{ "probe-cost", 'c', NULL, 0, "record: print each probe's runs and run time (stderr)" },
 	{},
 };
 
@@ -1101,6 +1151,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		env.verbose = true;
+		break;
+	case 'c':
+		env.probe_cost = true;
 		break;
 	case ARGP_KEY_ARG:
 		args = realloc(args, (nargs + 1) * sizeof(*args));
