@@ -22,8 +22,10 @@
  * and test knobs that break nothing:
  *   restore_delay_ms          delay from an eviction to its restore (as
  *                             AMDGPU_USERPTR_RESTORE_DELAY_MS, default 1)
- *   restore_commit_delay_ms   sleep between faulting and committing, so a
- *                             test can invalidate inside that window
+ *   restore_commit_delay_ms   hold each commit after its faults for up to
+ *                             this long, or until the knob is set back to
+ *                             0: a test acts inside that window at its own
+ *                             pace, then closes it
  *
  * Lock order: file->restore_lock, then mmap_lock (taken by the helper's
  * faults), then file->lock (the notifier lock, taken by invalidation).
@@ -72,7 +74,8 @@ MODULE_PARM_DESC(restore_delay_ms, "Delay from an eviction to its restore (defau
 
 static unsigned int restore_commit_delay_ms;
 module_param(restore_commit_delay_ms, uint, 0644);
-MODULE_PARM_DESC(restore_commit_delay_ms, "Test knob: delay between restore fault and commit");
+MODULE_PARM_DESC(restore_commit_delay_ms,
+		 "Test knob: hold a restore's commit this long, or until set to 0");
 
 /* device-wide, for leak checks */
 static atomic64_t uemu_allocs, uemu_ranges, uemu_pages;
@@ -235,6 +238,18 @@ static void uemu_map_valid(struct uemu_alloc *alloc)
 }
 
 /*
+ * restore_commit_delay_ms: polled rather than slept, so that the window is
+ * as long as the test needs, however slow the machine, and no longer.
+ */
+static void uemu_commit_hold(unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (READ_ONCE(restore_commit_delay_ms) && time_before(jiffies, end))
+		msleep(20);
+}
+
+/*
  * Fault what is invalid and commit it, the sequence the helper documents.
  * Return: the number of ranges whose CPU mapping is gone, or a negative
  * errno.
@@ -255,7 +270,7 @@ static int uemu_populate(struct uemu_alloc *alloc)
 			break;
 		delay = READ_ONCE(restore_commit_delay_ms);
 		if (delay)
-			msleep(delay);
+			uemu_commit_hold(delay);
 
 		mutex_lock(&file->lock);
 		if (READ_ONCE(inject_skip_seq_check))

@@ -542,6 +542,8 @@ FIXTURE_SETUP(inv)
 
 FIXTURE_TEARDOWN(inv)
 {
+	/* a test that failed inside a held commit must not leave it held */
+	param_write("restore_commit_delay_ms", "0");
 	EXPECT_EQ(0, emu_free(self->fd, self->h));
 	EXPECT_EQ(0, emu_stats(self->fd).file_ranges);
 	close(self->fd);
@@ -817,7 +819,8 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 	struct userptr_emu_query_args q;
 	unsigned int k = 0, i;
 
-	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "1500"));
+	/* the commit waits until the knob is 0 again (at most 60 s) */
+	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "60000"));
 	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
 	/* wait for the restore to be in the window */
 	for (i = 0; i < 10000; i++) {
@@ -829,6 +832,9 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 	ASSERT_TRUE(q.restoring && q.num_faulted) TH_LOG("restore never got between fault and commit");
 	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
 	fill(range_ptr(&self->l, k), self->l.r[k].size, 0x4242);
+	/* the invalidation and the write must have landed inside the window */
+	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	ASSERT_TRUE(q.restoring && q.num_faulted) TH_LOG("the commit window closed early");
 	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "0"));
 	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
 }
