@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Where a batch registration's time goes: perf samples (cpu-clock, with
-# kernel call chains) of userptr-bench registering N scattered 4 KiB ranges
-# as one batch on the emulated device, ROUNDS times. Run it in the guest on
-# the bench kernel, with a results directory:
+# Where a registration's time goes: perf samples (cpu-clock, with kernel
+# call chains) of userptr-bench registering N scattered 4 KiB ranges on the
+# emulated device in MODE (batch, per-range or contiguous), ROUNDS times.
+# Run it in the guest on the bench kernel, with a results directory:
 #
 #   scripts/vm-run --flavour bench --out build/perf -- \
-#           tools/bench/perf-registration.sh [N] [ROUNDS]
+#           tools/bench/perf-registration.sh [N] [ROUNDS] [MODE]
 #
 # It leaves perf.data and the guest's kallsyms in the results directory
 # (the guest's tmpfs is gone after the run) and prints the report of the
@@ -19,6 +19,7 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-4096}
 rounds=${2:-40}
+mode=${3:-batch}
 out=$(sed -n 's/.*vm_out=\([^ ]*\).*/\1/p' /proc/cmdline)
 [ -n "$out" ] || { echo "perf-registration.sh: run it under scripts/vm-run" >&2; exit 2; }
 if [ ! -e /dev/userptr_emu ]; then
@@ -32,12 +33,22 @@ cp /proc/kallsyms "$out/kallsyms"
 # the guest's root is read-only: perf writes to the results directory
 cd "$out"
 perf record -q -e cpu-clock -F 4000 -g -o "$out/perf.data" -- \
-	"$top/build/bin/userptr-bench" -n "$n" -s 4k -m batch -r "$rounds" -k 1 -W >/dev/null
+	"$top/build/bin/userptr-bench" -n "$n" -s 4k -m "$mode" -r "$rounds" -k 1 -W \
+	-o "$out/bench.json" >/dev/null
 report() {
 	perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" --parent uemu_alloc_ranges -x \
 		--sort sym --stdio --percentage relative --percent-limit 1 -g none "$@" 2>/dev/null |
 		grep -v '^$' | head -n 40
 }
+# the registration's median as userptr-bench timed it, and how much of
+# the whole run's time was spent under uemu_alloc_ranges() (4000 samples
+# a second of CPU time)
+samples=$(perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" --parent uemu_alloc_ranges \
+	-x --sort parent -n --stdio -g none 2>/dev/null | awk '$4 == "uemu_alloc_ranges" { print $3 }')
+echo "== $mode, $n ranges: registration median" \
+	"$(jq -r --arg m "$mode" '.modes[$m].register.median_us' "$out/bench.json") us;" \
+	"${samples:-0} samples under uemu_alloc_ranges in $rounds rounds:" \
+	"$(echo "${samples:-0} * 250 / $rounds" | bc) us a round"
 echo "== samples under uemu_alloc_ranges (the registration): self time, by symbol"
 report --no-children
 echo "== including callees"

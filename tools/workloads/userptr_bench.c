@@ -361,7 +361,7 @@ static int write_json(const char *path, const char *device)
 {
 	struct utsname u;
 	char name[32];
-	int mode, m;
+	int mode, m, written = 0;	/* modes written: a comma before the next */
 	unsigned int r;
 	FILE *f = fopen(path, "w");
 
@@ -383,7 +383,7 @@ static int write_json(const char *path, const char *device)
 		if (!has(mode))
 			continue;
 		fprintf(f, "%s\n    \"%s\": {\n      \"ioctls\": %u,\n      \"ranges\": %u,\n",
-			mode ? "," : "", mode_name[mode], calls[mode], nranges[mode]);
+			written++ ? "," : "", mode_name[mode], calls[mode], nranges[mode]);
 		fprintf(f, "      \"syscalls_per_range\": %.6f", (double)calls[mode] / env.n);
 		for (m = 0; m < nr_metrics(); m++) {
 			struct stat3 s = stats(mode, m);

@@ -71,6 +71,14 @@ bench_counts() {
 		       .modes.batch.ranges == 64 and .modes.contiguous.ioctls == 1 and
 		       .modes.contiguous.ranges == 1 and .k == [1, 32] and
 		       .ratios.register_per_range_over_batch > 0' "$json"
+	# a run without per-range, the first mode, still writes valid JSON
+	if "$top/build/bin/userptr-bench" -n 16 -m batch -m contiguous -r 1 -o "$json" >/dev/null; then
+		tap_run "userptr-bench: the JSON of batch and contiguous alone parses" \
+			jq -e '(.modes | keys) == ["batch", "contiguous"] and
+			       .ratios.register_batch_over_contiguous > 0' "$json"
+	else
+		tap_fail "userptr-bench -m batch -m contiguous"
+	fi
 }
 
 if tap_run "modprobe userptr_emu" load_emu; then
