@@ -24,7 +24,6 @@
 #include "kselftest_harness.h"
 
 #define TRACING		"/sys/kernel/tracing"
-#define RECORD_CMD	TRACING "/options/record-cmd"
 #define PROBE		"kfdbatch_lookup"
 #define GPU_VA		0x100000000ULL
 #define UNKNOWN_GPU_ID	0xdeadbeefU
@@ -41,20 +40,6 @@ static int write_file(const char *path, const char *s, int flags)
 	n = write(fd, s, strlen(s));
 	close(fd);
 	return n == (ssize_t)strlen(s) ? 0 : -EIO;
-}
-
-/* a tracefs option's value, '0' or '1' ('0' if it cannot be read) */
-static char read_flag(const char *path)
-{
-	char c = '0';
-	int fd = open(path, O_RDONLY);
-
-	if (fd >= 0) {
-		if (read(fd, &c, 1) != 1)
-			c = '0';
-		close(fd);
-	}
-	return c;
 }
 
 /* hits of the lookup kprobe, from kprobe_profile ("  name  hits  misses") */
@@ -87,7 +72,6 @@ FIXTURE(kfd_batch)
 	struct kfd_ioctl_userptr_range ranges[2];
 	struct kfd_ioctl_alloc_memory_of_gpu_batch_args args;
 	unsigned long max_ranges;
-	char record_cmd;	/* options/record-cmd before the test: '0' or '1' */
 };
 
 FIXTURE_VARIANT(kfd_batch)
@@ -253,15 +237,6 @@ FIXTURE_SETUP(kfd_batch)
 	self->args.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR |
 			   KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
 
-	/*
-	 * With record-cmd on, enabling any trace event also hooks the
-	 * sched_switch tracepoint, which live-patches __schedule() while every
-	 * CPU runs it. Under QEMU's multi-threaded TCG that patching has oopsed
-	 * the guest (int3 in __schedule, in CI); the test needs none of it.
-	 */
-	self->record_cmd = read_flag(RECORD_CMD);
-	ASSERT_EQ(0, write_file(RECORD_CMD, "0", 0));
-
 	write_file(TRACING "/events/kprobes/" PROBE "/enable", "0", 0);
 	write_file(TRACING "/kprobe_events", "-:kprobes/" PROBE, O_APPEND);
 	snprintf(probe, sizeof(probe), "p:kprobes/%s kfd_process_device_data_by_id", PROBE);
@@ -275,9 +250,6 @@ FIXTURE_TEARDOWN(kfd_batch)
 {
 	write_file(TRACING "/events/kprobes/" PROBE "/enable", "0", 0);
 	write_file(TRACING "/kprobe_events", "-:kprobes/" PROBE, O_APPEND);
-	/* restored with no event enabled: sched_switch stays unhooked */
-	if (self->record_cmd == '1')
-		write_file(RECORD_CMD, "1", 0);
 	munmap(self->a, page_size);
 	munmap(self->b, page_size);
 	close(self->fd);
