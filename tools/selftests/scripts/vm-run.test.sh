@@ -67,4 +67,17 @@ run_vm 124 --timeout 20 -- sleep 600 && [ $(($(date +%s) - start)) -lt 60 ] &&
 	tap_ok "a guest past --timeout is stopped (124)" ||
 	tap_fail "a guest past --timeout is stopped (124)"
 
+# directories the guest hides under its own tmpfs: refused before booting
+t=$(mktemp -d)
+o=$("$top/scripts/vm-run" --out "$t/out" -- true 2>&1) && rc=0 || rc=$?
+[ $rc -eq 1 ] && printf '%s' "$o" | grep -q "$t/out is below a directory the guest mounts" &&
+	tap_ok "a results directory under /tmp is refused, naming it" ||
+	{ printf '%s\n' "$o" | tap_diag; tap_fail "a results directory under /tmp is refused, naming it"; }
+o=$(cd "$t" && "$top/scripts/vm-run" --out "$top/build/check/vm-run.test" -- true 2>&1) &&
+	rc=0 || rc=$?
+[ $rc -eq 1 ] && printf '%s' "$o" | grep -q "$t is below a directory the guest mounts" &&
+	tap_ok "a working directory under /tmp is refused, naming it" ||
+	{ printf '%s\n' "$o" | tap_diag; tap_fail "a working directory under /tmp is refused, naming it"; }
+rm -rf "$t"
+
 [ $TAP_FAILED -eq 0 ]
