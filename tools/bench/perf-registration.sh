@@ -35,16 +35,18 @@ cd "$out"
 perf record -q -e cpu-clock -F 4000 -g -o "$out/perf.data" -- \
 	"$top/build/bin/userptr-bench" -n "$n" -s 4k -m "$mode" -r "$rounds" -k 1 -W \
 	-o "$out/bench.json" >/dev/null
+# perf report of the samples under uemu_alloc_ranges() (the registration)
+under() {
+	perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" \
+		--parent uemu_alloc_ranges -x --stdio -g none "$@" 2>/dev/null
+}
 report() {
-	perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" --parent uemu_alloc_ranges -x \
-		--sort sym --stdio --percentage relative --percent-limit 1 -g none "$@" 2>/dev/null |
-		grep -v '^$' | head -n 40
+	under --sort sym --percentage relative --percent-limit 1 "$@" | grep -v '^$' | head -n 40
 }
 # the registration's median as userptr-bench timed it, and how much of
 # the whole run's time was spent under uemu_alloc_ranges() (4000 samples
 # a second of CPU time)
-samples=$(perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" --parent uemu_alloc_ranges \
-	-x --sort parent -n --stdio -g none 2>/dev/null | awk '$4 == "uemu_alloc_ranges" { print $3 }')
+samples=$(under --sort parent -n | awk '$4 == "uemu_alloc_ranges" { print $3 }')
 echo "== $mode, $n ranges: registration median" \
 	"$(jq -r --arg m "$mode" '.modes[$m].register.median_us' "$out/bench.json") us;" \
 	"${samples:-0} samples under uemu_alloc_ranges in $rounds rounds:" \
