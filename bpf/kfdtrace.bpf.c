@@ -26,19 +26,32 @@ struct {
 	__type(value, __u8);
 } follow SEC(".maps");
 
-struct ioctl_start {
-	__u64 ts;
-	__u32 class;
-	__u32 ranges;
+/* what a function's entry leaves for its exit, per task */
+enum kt_fn {
+	KT_FN_HMM,		/* hmm_range_fault() */
+	KT_FN_AMDGPU_RESTORE,	/* amdgpu_amdkfd_restore_userptr_worker() */
+	KT_NR_FN,
 };
 
-/* per thread: the ioctl in progress */
+/*
+ * Task-local rather than a hash map keyed by tid: no bucket lock, no
+ * insert and delete per call, and nothing left behind by a task that dies
+ * inside a call. A start of 0 means none in progress.
+ */
+struct kt_task {
+	__u64 ioctl_ts;		/* the ioctl of ours in progress */
+	__u32 ioctl_class;
+	__u32 ioctl_ranges;
+	__u64 fn_ts[KT_NR_FN];
+	__u64 hmm_range;	/* kprobe fallback: hmm_range_fault()'s argument */
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, struct ioctl_start);
-} starts SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct kt_task);
+} tasks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -67,14 +80,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct kt_hist_val);
 } hists SEC(".maps");
-
-/* per thread: start of the hmm_range_fault() or restore worker in progress */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u64);	/* tid | kind << 32 */
-	__type(value, __u64);
-} fn_starts SEC(".maps");
 
 /* per batch: time of the first eviction not yet restored */
 struct {
@@ -138,27 +143,29 @@ static __always_inline bool traced(void)
 	return !filter_tgid || bpf_map_lookup_elem(&follow, &tgid);
 }
 
-static __always_inline __u64 fn_key(__u32 kind)
+static __always_inline struct kt_task *task_state(bool create)
 {
-	return (__u32)bpf_get_current_pid_tgid() | (__u64)kind << 32;
+	return bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-static __always_inline void fn_enter(__u32 kind)
+static __always_inline void fn_enter(enum kt_fn fn)
 {
-	__u64 key = fn_key(kind), ts = bpf_ktime_get_ns();
+	struct kt_task *t = task_state(true);
 
-	bpf_map_update_elem(&fn_starts, &key, &ts, BPF_ANY);
+	if (t)
+		t->fn_ts[fn] = bpf_ktime_get_ns();
 }
 
 /* ns since the matching fn_enter(), 0 when there was none */
-static __always_inline __u64 fn_exit(__u32 kind)
+static __always_inline __u64 fn_exit(enum kt_fn fn)
 {
-	__u64 key = fn_key(kind), *ts, ns = 0;
+	struct kt_task *t = task_state(false);
+	__u64 ns = 0;
 
-	ts = bpf_map_lookup_elem(&fn_starts, &key);
-	if (ts) {
-		ns = bpf_ktime_get_ns() - *ts;
-		bpf_map_delete_elem(&fn_starts, &key);
+	if (t && t->fn_ts[fn]) {
+		ns = bpf_ktime_get_ns() - t->fn_ts[fn];
+		t->fn_ts[fn] = 0;
 	}
 	return ns;
 }
@@ -259,53 +266,53 @@ int kt_fork(struct trace_event_raw_sched_process_fork *ctx)
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct ioctl_start st;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 class, ranges;
+	struct kt_task *t;
 
 	if (filter_tgid && !bpf_map_lookup_elem(&follow, &tgid))
 		return 0;
-	st.class = classify((__u32)ctx->args[1], ctx->args[2], &st.ranges);
-	if (st.class >= KT_NR_CLASSES)
+	class = classify((__u32)ctx->args[1], ctx->args[2], &ranges);
+	if (class >= KT_NR_CLASSES)
 		return 0;
-	st.ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&starts, &tid, &st, BPF_ANY);
+	t = task_state(true);
+	if (!t)
+		return 0;
+	t->ioctl_class = class;
+	t->ioctl_ranges = ranges;
+	t->ioctl_ts = bpf_ktime_get_ns();
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_ioctl")
 int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct kt_ioctl_key key = { .tgid = id >> 32 };
+	struct kt_ioctl_key key = { .tgid = bpf_get_current_pid_tgid() >> 32 };
 	struct kt_ioctl_stat *s, zero = {};
-	struct ioctl_start *st;
+	struct kt_task *t = task_state(false);
 	long ret = ctx->ret;
 	__u64 ns;
 
-	st = bpf_map_lookup_elem(&starts, &tid);
-	if (!st)
+	if (!t || !t->ioctl_ts)
 		return 0;
-	ns = bpf_ktime_get_ns() - st->ts;
-	key.class = st->class;
+	ns = bpf_ktime_get_ns() - t->ioctl_ts;
+	t->ioctl_ts = 0;
+	key.class = t->ioctl_class;
 	s = bpf_map_lookup_elem(&ioctl_stats, &key);
 	if (!s) {
 		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
 		bpf_map_update_elem(&ioctl_stats, &key, &zero, BPF_NOEXIST);
 		s = bpf_map_lookup_elem(&ioctl_stats, &key);
 		if (!s)
-			goto out;
+			return 0;
 	}
 	__sync_fetch_and_add(&s->calls, 1);
 	if (ret < 0)
 		__sync_fetch_and_add(&s->errors, 1);
 	else
-		__sync_fetch_and_add(&s->ranges, st->ranges);
+		__sync_fetch_and_add(&s->ranges, t->ioctl_ranges);
 	__sync_fetch_and_add(&s->ns, ns);
 	__sync_fetch_and_add(&s->hist[log2_u64(ns / 1000)], 1);
-out:
-	bpf_map_delete_elem(&starts, &tid);
 	return 0;
 }
 
@@ -315,7 +322,7 @@ out:
  */
 static __always_inline void hmm_done(struct hmm_range *range, long ret)
 {
-	__u64 ns = fn_exit(0);
+	__u64 ns = fn_exit(KT_FN_HMM);
 
 	count(KT_HMM_CALLS, 1);
 	count(KT_HMM_PAGES, (BPF_CORE_READ(range, end) - BPF_CORE_READ(range, start)) >> 12);
@@ -331,7 +338,7 @@ SEC("fentry/hmm_range_fault")
 int BPF_PROG(kt_hmm_fentry, struct hmm_range *range)
 {
 	if (traced())
-		fn_enter(0);
+		fn_enter(KT_FN_HMM);
 	return 0;
 }
 
@@ -346,11 +353,14 @@ int BPF_PROG(kt_hmm_fexit, struct hmm_range *range, int ret)
 SEC("kprobe/hmm_range_fault")
 int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
 {
-	__u64 key = fn_key(1), r = (__u64)range;
+	struct kt_task *t;
 
-	if (traced()) {
-		fn_enter(0);
-		bpf_map_update_elem(&fn_starts, &key, &r, BPF_ANY);
+	if (!traced())
+		return 0;
+	t = task_state(true);
+	if (t) {
+		t->fn_ts[KT_FN_HMM] = bpf_ktime_get_ns();
+		t->hmm_range = (__u64)range;
 	}
 	return 0;
 }
@@ -358,13 +368,12 @@ int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
 SEC("kretprobe/hmm_range_fault")
 int BPF_KRETPROBE(kt_hmm_kretprobe, int ret)
 {
-	__u64 key = fn_key(1), *r;
+	struct kt_task *t = task_state(false);
 
-	r = bpf_map_lookup_elem(&fn_starts, &key);
-	if (!r)
+	if (!t || !t->hmm_range)
 		return 0;
-	hmm_done((struct hmm_range *)*r, ret);
-	bpf_map_delete_elem(&fn_starts, &key);
+	hmm_done((struct hmm_range *)t->hmm_range, ret);
+	t->hmm_range = 0;
 	return 0;
 }
 
@@ -532,14 +541,14 @@ int BPF_KPROBE(kt_amdgpu_evict)
 SEC("kprobe/amdgpu_amdkfd_restore_userptr_worker")
 int BPF_KPROBE(kt_amdgpu_restore_enter)
 {
-	fn_enter(2);
+	fn_enter(KT_FN_AMDGPU_RESTORE);
 	return 0;
 }
 
 SEC("kretprobe/amdgpu_amdkfd_restore_userptr_worker")
 int BPF_KRETPROBE(kt_amdgpu_restore_exit)
 {
-	__u64 ns = fn_exit(2);
+	__u64 ns = fn_exit(KT_FN_AMDGPU_RESTORE);
 
 	count(KT_AMDGPU_RESTORE_WORKS, 1);
 	if (ns)
