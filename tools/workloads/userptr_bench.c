@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "layout.h"
 #include "userptr.h"
@@ -371,6 +372,8 @@ static int write_json(const char *path, const char *device)
 	}
 	uname(&u);
 	fprintf(f, "{\n  \"bench\": \"userptr-bench\",\n  \"kernel\": \"%s\",\n", u.release);
+	/* the device's restore worker and the workload share them */
+	fprintf(f, "  \"cpus\": %ld,\n", sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(f, "  \"device\": \"%s\",\n  \"n\": %u,\n  \"size\": %llu,\n", device,
 		env.n, (unsigned long long)env.size);
 	fprintf(f, "  \"max_size\": %llu,\n  \"seed\": %llu,\n  \"reps\": %u,\n",
