@@ -170,13 +170,6 @@ static __always_inline __u64 fn_exit(enum kt_fn fn)
 	return ns;
 }
 
-/*
- * Wake the reader only once this much is waiting: it polls every 10 ms
- * anyway, and a wakeup per event (the default when the reader has caught
- * up) is an irq_work, a wakeup and a context switch for each range.
- */
-#define KT_WAKEUP_BYTES	(256 << 10)
-
 static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret,
 				 __u32 arg)
 {

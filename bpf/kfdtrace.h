@@ -9,6 +9,15 @@
 #define KT_HIST_SLOTS	32	/* log2 buckets of microseconds */
 #define KT_MAX_TGIDS	1024
 
+/*
+ * The event ring buffer (16 MiB): the probes wake the reader only once
+ * KT_WAKEUP_BYTES wait, and it polls every KT_POLL_MS anyway. A wakeup per
+ * event (the default when the reader has caught up) is an irq_work, a
+ * wakeup and a context switch for each range.
+ */
+#define KT_WAKEUP_BYTES	(256 << 10)
+#define KT_POLL_MS	100
+
 /* ioctl numbers, from the uAPI headers: 'K' is amdkfd, 'u' the emulated device */
 #define KT_KFD_TYPE		'K'
 #define KT_KFD_ALLOC		0x16	/* AMDKFD_IOC_ALLOC_MEMORY_OF_GPU */

@@ -95,6 +95,11 @@ static void sig_handler(int sig)
 	exiting = 1;
 }
 
+/* only there to cut the ring buffer's poll short when the command exits */
+static void sigchld_handler(int sig)
+{
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	if (level == LIBBPF_DEBUG && !env.verbose)
@@ -813,6 +818,7 @@ static int record(struct totals *t, bool quiet)
 
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
+	signal(SIGCHLD, sigchld_handler);
 	start = now();
 	next = start + env.interval;
 	if (child && write(go[1], "g", 1) != 1) {
@@ -846,7 +852,13 @@ static int record(struct totals *t, bool quiet)
 			fflush(stdout);
 			next += env.interval;
 		}
-		ring_buffer__poll(rb, 10);
+		/*
+		 * The probes wake the reader only past KT_WAKEUP_BYTES: a
+		 * short poll would wake it (and switch the workload out, on
+		 * one CPU) 100 times a second for nothing. SIGCHLD ends the
+		 * poll when the command exits.
+		 */
+		ring_buffer__poll(rb, KT_POLL_MS);
 	}
 	t->seconds = now() - start;
 	ring_buffer__consume(rb);
