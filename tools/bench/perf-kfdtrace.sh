@@ -19,17 +19,7 @@ export LC_ALL=C	# join and sort agree on the order of symbols
 top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-4096}
 rounds=${2:-10}
-out=$(sed -n 's/.*vm_out=\([^ ]*\).*/\1/p' /proc/cmdline)
-[ -n "$out" ] || { echo "perf-kfdtrace.sh: run it under scripts/vm-run" >&2; exit 2; }
-if [ ! -e /dev/userptr_emu ]; then
-	. "$top/tools/selftests/userptr/lib.sh"
-	load_emu
-fi
-echo 0 >/proc/sys/kernel/kptr_restrict
-echo -1 >/proc/sys/kernel/perf_event_paranoid
-cp /proc/kallsyms "$out/kallsyms"
-# the guest's root is read-only: perf writes to the results directory
-cd "$out"
+. "$top/tools/bench/perf-guest.sh"
 
 bench=("$top/build/bin/userptr-bench" -n "$n" -s 4k -m per-range -r "$rounds" -W)
 prof() {	# $1: perf.data name, then the command before perf, if any

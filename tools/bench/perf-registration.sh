@@ -20,18 +20,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-4096}
 rounds=${2:-40}
 mode=${3:-batch}
-out=$(sed -n 's/.*vm_out=\([^ ]*\).*/\1/p' /proc/cmdline)
-[ -n "$out" ] || { echo "perf-registration.sh: run it under scripts/vm-run" >&2; exit 2; }
-if [ ! -e /dev/userptr_emu ]; then
-	. "$top/tools/selftests/userptr/lib.sh"
-	load_emu
-fi
-echo 0 >/proc/sys/kernel/kptr_restrict
-echo -1 >/proc/sys/kernel/perf_event_paranoid
-cp /proc/kallsyms "$out/kallsyms"
-
-# the guest's root is read-only: perf writes to the results directory
-cd "$out"
+. "$top/tools/bench/perf-guest.sh"
 perf record -q -e cpu-clock -F 4000 -g -o "$out/perf.data" -- \
 	"$top/build/bin/userptr-bench" -n "$n" -s 4k -m "$mode" -r "$rounds" -k 1 -W \
 	-o "$out/bench.json" >/dev/null
