@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -818,6 +819,7 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 {
 	struct userptr_emu_query_args q;
 	unsigned int k = 0, i;
+	pid_t child;
 
 	/* the commit waits until the knob is 0 again (at most 60 s) */
 	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "60000"));
@@ -830,13 +832,28 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 		usleep(500);
 	}
 	ASSERT_TRUE(q.restoring && q.num_faulted) TH_LOG("restore never got between fault and commit");
+	/*
+	 * A child keeps the page the restore faulted: freed, it could come
+	 * straight back as the CPU's new page below (on one CPU the
+	 * allocator hands out the page it freed last), and a stale commit
+	 * would then read what the CPU wrote. The fork invalidates too.
+	 */
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
 	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
 	fill(range_ptr(&self->l, k), self->l.r[k].size, 0x4242);
-	/* the invalidation and the write must have landed inside the window */
+	/* the invalidations and the write must have landed inside the window */
 	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
 	ASSERT_TRUE(q.restoring && q.num_faulted) TH_LOG("the commit window closed early");
 	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "0"));
 	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
 }
 
 /* ---------------- cross-invalidation race ---------------- */
