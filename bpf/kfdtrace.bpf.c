@@ -149,12 +149,14 @@ static __always_inline struct kt_task *task_state(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-static __always_inline void fn_enter(enum kt_fn fn)
+/* the task's state, for more than the start time; NULL if none */
+static __always_inline struct kt_task *fn_enter(enum kt_fn fn)
 {
 	struct kt_task *t = task_state(true);
 
 	if (t)
 		t->fn_ts[fn] = bpf_ktime_get_ns();
+	return t;
 }
 
 /* ns since the matching fn_enter(), 0 when there was none */
@@ -350,11 +352,9 @@ int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
 
 	if (!traced())
 		return 0;
-	t = task_state(true);
-	if (t) {
-		t->fn_ts[KT_FN_HMM] = bpf_ktime_get_ns();
+	t = fn_enter(KT_FN_HMM);
+	if (t)
 		t->hmm_range = (__u64)range;
-	}
 	return 0;
 }
 
