@@ -27,7 +27,8 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix \
 	$(BIN)/kfdtrace_json_test $(BIN)/userptr-bench $(BIN)/userptr-stress \
-	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests
+	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
+	$(BIN)/host-tsc-khz
 
 .PHONY: all kernel modules check demo bench deps clean distclean
 all: $(BINARIES)
@@ -130,6 +131,15 @@ $(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_CO
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Ikernel/userptr-emu \
 		$< tools/workloads/layout.c -o $@ $(LIB)
+
+# PID 1 of scripts/vm-run's guest: static, so that it starts without
+# reading a shared library over 9p
+$(BIN)/guest-init: tools/guest-init/guest_init.c
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -Wall -Wextra -D_GNU_SOURCE -static $< -o $@
+$(BIN)/host-tsc-khz: tools/guest-init/host_tsc_khz.c
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -Wall -Wextra $< -o $@
 
 kernel:
 	@scripts/kernel-build --flavour $(FLAVOUR)

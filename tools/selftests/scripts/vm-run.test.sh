@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/vm-run: exit status, argument passing, working directory, module
 # loading, and that a kernel warning, a leak, a crash or a hang fails the
-# run even when the command succeeds. Four boots and a timeout: each boot
-# costs about two minutes under TCG with the test kernel's debug options.
+# run even when the command succeeds; the guest's clock and timers keep
+# real time; q35 boots too. Five boots and a timeout: each boot costs one
+# to two minutes under TCG with the test kernel's debug options.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
@@ -30,7 +31,11 @@ mkdir -p "$dir"
 start=$(date +%s)
 # (not in a subshell: run_vm leaves the output in $out)
 cd "$dir"
-if run_vm 3 -- bash -c 'printf "<%s>" "$@"; echo; pwd; id -u; exit 3' _ 'a b' '$c' "d'e"; then
+# the clock: 10 s of sleep(1) (plus its exec) by the kernel's clock, and
+# the same span by the RTC, which QEMU keeps on the host's clock. A TSC
+# rate or a local APIC timer off by more than a few percent shows here.
+clock='r0=$(cat /sys/class/rtc/rtc0/since_epoch); t0=$EPOCHSECONDS; sleep 10; t1=$EPOCHSECONDS; r1=$(cat /sys/class/rtc/rtc0/since_epoch); echo "$((t1 - t0)) $((r1 - r0))"'
+if run_vm 3 -- bash -c 'printf "<%s>" "$@"; echo; pwd; id -u; '"$clock"'; exit 3' _ 'a b' '$c' "d'e"; then
 	tap_ok "the command's exit status comes back (3), no splat on a clean boot"
 	[ "$(printf '%s\n' "$out" | sed -n 1p)" = "<a b><\$c><d'e>" ] &&
 		tap_ok "arguments reach the command unchanged" ||
@@ -38,6 +43,12 @@ if run_vm 3 -- bash -c 'printf "<%s>" "$@"; echo; pwd; id -u; exit 3' _ 'a b' '$
 	[ "$(printf '%s\n' "$out" | sed -n 2p)" = "$dir" ] && [ "$(printf '%s\n' "$out" | sed -n 3p)" = 0 ] &&
 		tap_ok "the command runs as root in the caller's directory" ||
 		tap_fail "the command runs as root in the caller's directory"
+	read -r kern rtc < <(printf '%s\n' "$out" | sed -n 4p)
+	echo "sleep 10 took $kern s by the kernel's clock, $rtc s by the RTC" | tap_diag
+	[ "${kern:-0}" -ge 10 ] && [ "$kern" -le 14 ] && [ $((kern - rtc)) -le 2 ] &&
+		[ $((rtc - kern)) -le 2 ] &&
+		tap_ok "the guest's clock and timers keep real time" ||
+		tap_fail "the guest's clock and timers keep real time"
 else
 	tap_fail "the command's exit status comes back (3), no splat on a clean boot"
 fi
@@ -46,6 +57,10 @@ echo "boot, command and shutdown took $(($(date +%s) - start)) s" | tap_diag
 grep -h "vm-run: running the command" "$top/build/check/vm-run.test/dmesg" 2>/dev/null |
 	sed 's/^\[ *\([0-9.]*\)\].*/guest reached the command after \1 s (guest clock)/' | tap_diag
 rmdir "$dir"
+
+run_vm 0 --machine q35 -- test -c /dev/hvc0 &&
+	tap_ok "the q35 machine (PCI, full ACPI) boots and runs the command" ||
+	tap_fail "the q35 machine (PCI, full ACPI) boots and runs the command"
 
 run_vm 126 --load splat_test -- true && printf '%s' "$out" | grep -q "WARNING:" &&
 	tap_ok "a WARN_ON in the guest fails the run and is printed" ||

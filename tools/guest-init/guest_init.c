@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PID 1 of the guest that scripts/vm-run boots: mount what a test needs
+ * over the read-only host root, load the modules asked for, run the
+ * command, scan for kernel memory leaks, save the command's status and the
+ * kernel log to the results directory, and power off.
+ *
+ * It is a static C program, not a script, because every exec costs the
+ * test kernel (KASAN, lockdep, kmemleak) under TCG a second or more: the
+ * shell version spent about 20 s of each boot in mount(8), stty(8),
+ * sleep(1) and sh(1). Here the only execs are the ones vm-run asked for.
+ *
+ * Input, from the kernel command line: vm_out=DIR (the results directory,
+ * a 9p share tagged "results"). From DIR/guest/, written by vm-run, each a
+ * list of NUL-terminated strings: cwd, path (the caller's PATH), load
+ * (modules: a name for modprobe, a path ending in .ko for insmod) and cmd
+ * (argv). Output: DIR/status (the command's exit status, 125 when a module
+ * failed to load), DIR/dmesg, DIR/kmemleak.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define STATUS_LOAD_FAILED	125
+/* kmemleak reports an object only once it is this old (jiffies_min_age) */
+#define KMEMLEAK_MIN_AGE_S	5
+
+struct strv {
+	char *buf;	/* the file's bytes, NUL-terminated strings */
+	char **v;	/* pointers into buf, NULL-terminated */
+	int n;
+};
+
+static const char *out_dir;
+
+/* Stage times go to the kernel log, next to what the kernel says. */
+static void stage(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int fd, len;
+
+	len = snprintf(msg, sizeof(msg), "vm-run: ");
+	va_start(ap, fmt);
+	len += vsnprintf(msg + len, sizeof(msg) - len, fmt, ap);
+	va_end(ap);
+	if (len >= (int)sizeof(msg) - 1)
+		len = sizeof(msg) - 2;
+	msg[len++] = '\n';
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* a failed write has nowhere else to be told */
+	len = write(fd, msg, len);
+	close(fd);
+}
+
+static void do_mount(const char *src, const char *dst, const char *type,
+		     unsigned long flags, const char *data, int optional)
+{
+	mkdir(dst, 0755);	/* only /dev is writable: /dev/pts, /dev/shm */
+	if (mount(src, dst, type, flags, data) && !optional)
+		stage("mounting %s on %s failed: %s", type, dst, strerror(errno));
+}
+
+static char *path_in_out(const char *name)
+{
+	static char p[4096];
+
+	snprintf(p, sizeof(p), "%s/%s", out_dir, name);
+	return p;
+}
+
+/* Read DIR/guest/NAME, a list of NUL-terminated strings. */
+static int read_strv(const char *name, struct strv *s)
+{
+	char rel[64];
+	size_t cap = 4096, len = 0;
+	size_t i, o;
+	ssize_t r;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "guest/%s", name);
+	fd = open(path_in_out(rel), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	s->buf = malloc(cap + 1);
+	while (s->buf && (r = read(fd, s->buf + len, cap - len)) > 0) {
+		len += r;
+		if (len == cap)
+			s->buf = realloc(s->buf, (cap *= 2) + 1);
+	}
+	close(fd);
+	if (!s->buf)
+		return -ENOMEM;
+	if (len && s->buf[len - 1])	/* vm-run ends each string */
+		return -EINVAL;
+	s->n = 0;
+	for (o = 0; o < len; o += strlen(s->buf + o) + 1)
+		s->n++;
+	s->v = calloc(s->n + 1, sizeof(*s->v));
+	if (!s->v)
+		return -ENOMEM;
+	for (o = 0, i = 0; o < len; o += strlen(s->buf + o) + 1)
+		s->v[i++] = s->buf + o;
+	return 0;
+}
+
+/*
+ * Wait for @pid, reaping whatever else exits meanwhile: PID 1 inherits
+ * every orphan. Returns the exit status the shell would report.
+ */
+static int wait_for(pid_t pid)
+{
+	int ws;
+	pid_t p;
+
+	for (;;) {
+		p = waitpid(-1, &ws, 0);
+		if (p < 0) {
+			if (errno == EINTR)
+				continue;
+			return 127;
+		}
+		if (p != pid)
+			continue;
+		if (WIFEXITED(ws))
+			return WEXITSTATUS(ws);
+		return 128 + WTERMSIG(ws);
+	}
+}
+
+static int spawn(char *const argv[], const char *cwd)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (cwd && chdir(cwd)) {
+			fprintf(stderr, "vm-run: cd %s: %s\n", cwd, strerror(errno));
+			_exit(126);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "vm-run: %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	return wait_for(pid);
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return;
+	if (write(fd, s, strlen(s)) < 0)
+		stage("writing %s failed: %s", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * One kmemleak scan, written by a child: a scan stops, silently, when its
+ * writer has a signal pending (scan_should_stop()), and PID 1 is sent
+ * SIGCHLD by every orphan it reaps.
+ */
+static void kmemleak_scan(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		write_file("/sys/kernel/debug/kmemleak", "scan");
+		_exit(0);
+	}
+	if (pid > 0)
+		wait_for(pid);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t r;
+	int in, o;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return;
+	o = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	while (o >= 0 && (r = read(in, buf, sizeof(buf))) > 0)
+		if (write(o, buf, r) != r)
+			break;
+	close(in);
+	if (o >= 0)
+		close(o);
+}
+
+/* The kernel log as dmesg(1) prints it: the "<level>" prefixes dropped. */
+static void save_dmesg(const char *to)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf, *line, *end;
+	FILE *f;
+	int len;
+
+	if (size <= 0)
+		return;
+	buf = malloc(size + 1);
+	f = fopen(to, "we");
+	if (!buf || !f)
+		goto out;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	if (len < 0)
+		goto out;
+	buf[len] = '\0';
+	for (line = buf; *line; line = end) {
+		end = strchrnul(line, '\n');
+		if (*end)
+			end++;
+		if (line[0] == '<') {
+			char *gt = strchr(line, '>');
+
+			if (gt && gt < end)
+				line = gt + 1;
+		}
+		fwrite(line, 1, end - line, f);
+	}
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+}
+
+/*
+ * CMD's output goes to the host's stdout through the virtio console. Its
+ * port is added by a control message after the driver probed, so hvc0 may
+ * appear after init starts: wait for it rather than lose the output.
+ */
+static void setup_stdio(void)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	struct termios t;
+	int fd = -1, i;
+
+	for (i = 0; i < 300; i++) {
+		fd = open("/dev/hvc0", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	if (i > 0)
+		stage("waited %d x 100 ms for /dev/hvc0", i);
+	if (fd < 0) {
+		stage("no /dev/hvc0: the command's output goes to the console log");
+		fd = open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	} else if (!tcgetattr(fd, &t)) {
+		/* a tty: no "\r" added before each "\n", the output is CMD's own */
+		t.c_oflag &= ~ONLCR;
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+	}
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+}
+
+int main(void)
+{
+	struct timespec t0, t1, rest = { 0 };
+	struct strv cwd = { 0 }, path = { 0 }, load = { 0 }, cmd = { 0 };
+	char status_s[16], *env_path;
+	int status = 0, i;
+	size_t n;
+
+	out_dir = getenv("vm_out");
+	if (!out_dir) {
+		stage("vm_out= missing from the kernel command line");
+		goto off;
+	}
+
+	/* the kernel mounted devtmpfs (DEVTMPFS_MOUNT) */
+	stage("mounting proc, sysfs, tmpfs, debugfs, tracefs");
+	do_mount("proc", "/proc", "proc", 0, NULL, 0);
+	do_mount("sysfs", "/sys", "sysfs", 0, NULL, 0);
+	do_mount("devpts", "/dev/pts", "devpts", 0, NULL, 0);
+	do_mount("tmpfs", "/dev/shm", "tmpfs", 0, NULL, 0);
+	/*
+	 * The tree, the results and the caller's directory must not be below
+	 * these (vm-run checks): they would be hidden.
+	 */
+	do_mount("tmpfs", "/tmp", "tmpfs", 0, NULL, 0);
+	do_mount("tmpfs", "/run", "tmpfs", 0, NULL, 0);
+	do_mount("tmpfs", "/var/tmp", "tmpfs", 0, NULL, 0);
+	do_mount("tmpfs", "/root", "tmpfs", 0, NULL, 0);
+	do_mount("tmpfs", "/var/log", "tmpfs", 0, NULL, 0);
+	do_mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL, 0);
+	do_mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL, 1);
+	/*
+	 * Not bpffs: nothing here pins, and its first mount asks for the
+	 * bpf_preload module, two execs of modprobe (4 s on the test kernel).
+	 */
+	/* what udev would provide: bash's <(...) needs /dev/fd */
+	if (symlink("/proc/self/fd", "/dev/fd") && errno != EEXIST)
+		stage("/dev/fd: %s", strerror(errno));
+	stage("mounting results");
+	do_mount("results", out_dir, "9p", 0, "trans=virtio,version=9p2000.L,msize=1048576", 0);
+	sethostname("guest", 5);
+
+	if (read_strv("cwd", &cwd) || cwd.n != 1 || read_strv("path", &path) ||
+	    path.n != 1 || read_strv("load", &load) || read_strv("cmd", &cmd) ||
+	    cmd.n < 1) {
+		stage("%s/guest/ is missing or malformed", out_dir);
+		status = STATUS_LOAD_FAILED;
+		goto save;
+	}
+
+	/*
+	 * The read-only root has no /lib/modules for this kernel: vm-run
+	 * wrote a modprobe that looks in the build's modroot; it comes first
+	 * in PATH, and the kernel's own module requests use it too.
+	 */
+	write_file("/proc/sys/kernel/modprobe", path_in_out("bin/modprobe"));
+	n = strlen(out_dir) + strlen(path.v[0]) + 6;
+	env_path = malloc(n);
+	if (!env_path)
+		goto off;
+	snprintf(env_path, n, "%s/bin:%s", out_dir, path.v[0]);
+	setenv("PATH", env_path, 1);
+	setenv("HOME", "/root", 1);
+	setenv("TERM", "dumb", 1);
+
+	setup_stdio();
+
+	for (i = 0; i < load.n && !status; i++) {
+		const char *m = load.v[i];
+		size_t len = strlen(m);
+		int ko = len > 3 && !strcmp(m + len - 3, ".ko");
+		char *argv[] = { ko ? "insmod" : "modprobe", load.v[i], NULL };
+
+		if (spawn(argv, cwd.v[0])) {
+			printf("vm-run: loading %s failed\n", m);
+			fflush(stdout);
+			status = STATUS_LOAD_FAILED;
+		}
+	}
+	if (!status) {
+		stage("running the command");
+		status = spawn(cmd.v, cwd.v[0]);
+		stage("command exited %d", status);
+	}
+
+save:
+	/*
+	 * kmemleak reports an unreferenced object on the second scan that
+	 * finds it (the first records its checksum) and only once it is 5 s
+	 * old: scan, wait what is left of 5 s, scan again.
+	 */
+	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {
+		stage("kmemleak scan");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		kmemleak_scan();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec < KMEMLEAK_MIN_AGE_S) {
+			rest.tv_sec = KMEMLEAK_MIN_AGE_S - (t1.tv_sec - t0.tv_sec);
+			while (nanosleep(&rest, &rest) && errno == EINTR)
+				;
+		}
+		stage("kmemleak second scan");
+		kmemleak_scan();
+		copy_file("/sys/kernel/debug/kmemleak", path_in_out("kmemleak"));
+	}
+	stage("powering off");
+	save_dmesg(path_in_out("dmesg"));
+	snprintf(status_s, sizeof(status_s), "%d\n", status);
+	write_file(path_in_out("status"), status_s);
+	sync();
+	umount(out_dir);
+off:
+	sync();
+	reboot(RB_POWER_OFF);
+	/* PID 1 must not exit: that would panic before the power went off */
+	for (;;)
+		pause();
+}
