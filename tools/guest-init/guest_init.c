@@ -96,11 +96,11 @@ static int read_strv(const char *name, struct strv *s)
 	fd = open(path_in_out(rel), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	s->buf = malloc(cap + 1);
+	s->buf = malloc(cap);
 	while (s->buf && (r = read(fd, s->buf + len, cap - len)) > 0) {
 		len += r;
 		if (len == cap)
-			s->buf = realloc(s->buf, (cap *= 2) + 1);
+			s->buf = realloc(s->buf, cap *= 2);
 	}
 	close(fd);
 	if (!s->buf)
