@@ -12,10 +12,11 @@
  *
  * Input, from the kernel command line: vm_out=DIR (the results directory,
  * a 9p share tagged "results"). From DIR/guest/, written by vm-run, each a
- * list of NUL-terminated strings: cwd, path (the caller's PATH), load
- * (modules: a name for modprobe, a path ending in .ko for insmod) and cmd
- * (argv). Output: DIR/status (the command's exit status, 125 when a module
- * failed to load), DIR/dmesg, DIR/kmemleak.
+ * list of NUL-terminated strings: cwd, path (the caller's PATH), keep (host
+ * directories the guest's tmpfs mounts must not hide: the tree and the
+ * caller's directory), load (modules: a name for modprobe, a path ending
+ * in .ko for insmod) and cmd (argv). Output: DIR/status (the command's
+ * exit status, 125 when a module failed to load), DIR/dmesg, DIR/kmemleak.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define STATUS_LOAD_FAILED	125
 /* kmemleak reports an object only once it is this old (jiffies_min_age) */
 #define KMEMLEAK_MIN_AGE_S	5
@@ -43,7 +45,19 @@ struct strv {
 	int n;
 };
 
-static const char *out_dir;
+/*
+ * Where the results share is mounted first: DIR itself may be below a
+ * directory that gets a tmpfs, and DIR/guest/ says what to keep visible.
+ */
+#define RESULTS_STASH		"/dev/.vm-results"
+
+/* The read-only host root has no room to write: these get a tmpfs. */
+static const char *const tmpfs_dirs[] = {
+	"/tmp", "/run", "/var/tmp", "/root", "/var/log",
+};
+
+static const char *out_dir;	/* DIR, as the host and the command know it */
+static const char *res_dir = RESULTS_STASH;	/* where the share is now */
 
 /* Stage times go to the kernel log, next to what the kernel says. */
 static void stage(const char *fmt, ...)
@@ -79,8 +93,37 @@ static char *path_in_out(const char *name)
 {
 	static char p[4096];
 
-	snprintf(p, sizeof(p), "%s/%s", out_dir, name);
+	snprintf(p, sizeof(p), "%s/%s", res_dir, name);
 	return p;
+}
+
+/* mkdir -p: the directories a moved mount needs inside a fresh tmpfs */
+static int mkdir_p(const char *path)
+{
+	char p[4096];
+	size_t i;
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (i = 1; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -errno;
+		p[i] = '/';
+	}
+	if (mkdir(p, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* @path is strictly below directory @dir */
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && path[n] == '/' && path[n + 1];
 }
 
 /* Read DIR/guest/NAME, a list of NUL-terminated strings. */
@@ -116,6 +159,49 @@ static int read_strv(const char *name, struct strv *s)
 	for (o = 0, i = 0; o < len; o += strlen(s->buf + o) + 1)
 		s->v[i++] = s->buf + o;
 	return 0;
+}
+
+/* @keep->v[i] is inside another directory of @keep (or a repeat of one) */
+static int covered(const struct strv *keep, int i)
+{
+	int j;
+
+	for (j = 0; j < keep->n; j++)
+		if (j != i && (below(keep->v[i], keep->v[j]) ||
+			       (j < i && !strcmp(keep->v[i], keep->v[j]))))
+			return 1;
+	return 0;
+}
+
+/*
+ * A tmpfs on @dir that leaves the host directories of @keep below it in
+ * sight: each is bind-mounted aside, then moved onto the same path inside
+ * the new tmpfs. This is what lets a tree cloned under /tmp (mktemp -d)
+ * run its tests.
+ */
+static void mount_tmpfs_keeping(const char *dir, const struct strv *keep)
+{
+	char stash[64];
+	int i;
+
+	for (i = 0; i < keep->n; i++) {
+		if (!below(keep->v[i], dir) || covered(keep, i))
+			continue;
+		snprintf(stash, sizeof(stash), "/dev/.vm-keep%d", i);
+		mkdir(stash, 0755);
+		if (mount(keep->v[i], stash, NULL, MS_BIND | MS_REC, NULL))
+			stage("binding %s aside failed: %s", keep->v[i], strerror(errno));
+	}
+	do_mount("tmpfs", dir, "tmpfs", 0, NULL, 0);
+	for (i = 0; i < keep->n; i++) {
+		if (!below(keep->v[i], dir) || covered(keep, i))
+			continue;
+		snprintf(stash, sizeof(stash), "/dev/.vm-keep%d", i);
+		if (mkdir_p(keep->v[i]) ||
+		    mount(stash, keep->v[i], NULL, MS_MOVE, NULL))
+			stage("keeping %s in sight failed: %s", keep->v[i], strerror(errno));
+		rmdir(stash);
+	}
 }
 
 /*
@@ -288,7 +374,8 @@ static void setup_stdio(void)
 int main(void)
 {
 	struct timespec t0, t1, rest = { 0 };
-	struct strv cwd = { 0 }, path = { 0 }, load = { 0 }, cmd = { 0 };
+	struct strv cwd = { 0 }, path = { 0 }, keep = { 0 }, load = { 0 };
+	struct strv cmd = { 0 };
 	char status_s[16], *env_path;
 	int status = 0, i;
 	size_t n;
@@ -300,20 +387,22 @@ int main(void)
 	}
 
 	/* the kernel mounted devtmpfs (DEVTMPFS_MOUNT) */
-	stage("mounting proc, sysfs, tmpfs, debugfs, tracefs");
+	stage("mounting proc, sysfs, results, tmpfs, debugfs, tracefs");
 	do_mount("proc", "/proc", "proc", 0, NULL, 0);
 	do_mount("sysfs", "/sys", "sysfs", 0, NULL, 0);
 	do_mount("devpts", "/dev/pts", "devpts", 0, NULL, 0);
 	do_mount("tmpfs", "/dev/shm", "tmpfs", 0, NULL, 0);
-	/*
-	 * The tree, the results and the caller's directory must not be below
-	 * these (vm-run checks): they would be hidden.
-	 */
-	do_mount("tmpfs", "/tmp", "tmpfs", 0, NULL, 0);
-	do_mount("tmpfs", "/run", "tmpfs", 0, NULL, 0);
-	do_mount("tmpfs", "/var/tmp", "tmpfs", 0, NULL, 0);
-	do_mount("tmpfs", "/root", "tmpfs", 0, NULL, 0);
-	do_mount("tmpfs", "/var/log", "tmpfs", 0, NULL, 0);
+	do_mount("results", RESULTS_STASH, "9p", 0,
+		 "trans=virtio,version=9p2000.L,msize=1048576", 0);
+	if (read_strv("cwd", &cwd) || cwd.n != 1 || read_strv("path", &path) ||
+	    path.n != 1 || read_strv("keep", &keep) ||
+	    read_strv("load", &load) || read_strv("cmd", &cmd) || cmd.n < 1) {
+		stage("%s/guest/ is missing or malformed", out_dir);
+		status = STATUS_LOAD_FAILED;
+		goto save;
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(tmpfs_dirs); i++)
+		mount_tmpfs_keeping(tmpfs_dirs[i], &keep);
 	do_mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL, 0);
 	do_mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL, 1);
 	/*
@@ -323,17 +412,14 @@ int main(void)
 	/* what udev would provide: bash's <(...) needs /dev/fd */
 	if (symlink("/proc/self/fd", "/dev/fd") && errno != EEXIST)
 		stage("/dev/fd: %s", strerror(errno));
-	stage("mounting results");
-	do_mount("results", out_dir, "9p", 0, "trans=virtio,version=9p2000.L,msize=1048576", 0);
-	sethostname("guest", 5);
-
-	if (read_strv("cwd", &cwd) || cwd.n != 1 || read_strv("path", &path) ||
-	    path.n != 1 || read_strv("load", &load) || read_strv("cmd", &cmd) ||
-	    cmd.n < 1) {
-		stage("%s/guest/ is missing or malformed", out_dir);
+	/* the results at DIR, where the command looks for them */
+	if (mkdir_p(out_dir) || mount(RESULTS_STASH, out_dir, NULL, MS_MOVE, NULL)) {
+		stage("moving the results to %s failed: %s", out_dir, strerror(errno));
 		status = STATUS_LOAD_FAILED;
 		goto save;
 	}
+	res_dir = out_dir;
+	sethostname("guest", 5);
 
 	/*
 	 * The read-only root has no /lib/modules for this kernel: vm-run
@@ -395,7 +481,7 @@ save:
 	snprintf(status_s, sizeof(status_s), "%d\n", status);
 	write_file(path_in_out("status"), status_s);
 	sync();
-	umount(out_dir);
+	umount(res_dir);
 off:
 	sync();
 	reboot(RB_POWER_OFF);

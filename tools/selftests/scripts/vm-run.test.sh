@@ -3,14 +3,15 @@
 # scripts/vm-run: exit status, argument passing, working directory, module
 # loading, and that a kernel warning, a leak, a crash or a hang fails the
 # run even when the command succeeds; the guest's clock and timers keep
-# real time; q35 boots too. Five boots and a timeout: each boot costs one
+# real time; a tree below /tmp works; q35 boots too. Five boots and a timeout: each boot costs one
 # to two minutes under TCG with the test kernel's debug options.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
 echo "TAP version 13"
 
-vm() { "$top/scripts/vm-run" --out "$top/build/check/vm-run.test" "$@"; }
+vm() { "$vm_run" --out "$vm_out" "$@"; }
+vm_run=$top/scripts/vm-run vm_out=$top/build/check/vm-run.test
 out=
 
 # run_vm WANT CMD...: run vm-run, keep its output in $out, check the status
@@ -24,10 +25,15 @@ run_vm() {
 	return 1
 }
 
-# one clean boot: arguments, directory, user, exit status, boot time
-# (a directory the guest shares: its /tmp is a tmpfs of its own)
-dir=$top/build/check/vm-run.test.cwd
-mkdir -p "$dir"
+# one clean boot: arguments, directory, user, exit status, boot time. The
+# tree (linked), the results and the working directory are all below
+# /tmp, on which the guest mounts a tmpfs of its own: a clone made by
+# mktemp -d must still run its tests.
+t=$(mktemp -d)
+mkdir "$t/tree" "$t/cwd"
+for f in "$top"/*; do ln -s "$f" "$t/tree/"; done
+echo seen >"$t/cwd/marker"
+dir=$t/cwd vm_run=$t/tree/scripts/vm-run vm_out=$t/out
 start=$(date +%s)
 # (not in a subshell: run_vm leaves the output in $out)
 cd "$dir"
@@ -37,9 +43,10 @@ cd "$dir"
 # broken set-ups tried ran timers five times slow).
 # (read, a builtin: an exec between the two clocks' reads would count)
 clock='rtc=/sys/class/rtc/rtc0/since_epoch; read -r r0 <$rtc; t0=$EPOCHSECONDS; sleep 10; t1=$EPOCHSECONDS; read -r r1 <$rtc; echo "$((t1 - t0)) $((r1 - r0))"'
-if run_vm 3 -- bash -c 'printf "<%s>" "$@"; echo; pwd; id -u; '"$clock"'; exit 3' _ 'a b' '$c' "d'e"; then
+if run_vm 3 -- bash -c 'printf "<%s>" "$@"; echo; pwd; id -u; '"$clock"'; cat marker; touch /tmp/w && echo >"$1"; exit 3' \
+	_ "$vm_out/written" 'a b' '$c' "d'e"; then
 	tap_ok "the command's exit status comes back (3), no splat on a clean boot"
-	[ "$(printf '%s\n' "$out" | sed -n 1p)" = "<a b><\$c><d'e>" ] &&
+	[ "$(printf '%s\n' "$out" | sed -n 1p)" = "<$vm_out/written><a b><\$c><d'e>" ] &&
 		tap_ok "arguments reach the command unchanged" ||
 		{ printf '%s\n' "$out" | tap_diag; tap_fail "arguments reach the command unchanged"; }
 	[ "$(printf '%s\n' "$out" | sed -n 2p)" = "$dir" ] && [ "$(printf '%s\n' "$out" | sed -n 3p)" = 0 ] &&
@@ -51,14 +58,18 @@ if run_vm 3 -- bash -c 'printf "<%s>" "$@"; echo; pwd; id -u; '"$clock"'; exit 3
 		[ $((rtc - kern)) -le 2 ] &&
 		tap_ok "the guest's clock and timers keep real time" ||
 		tap_fail "the guest's clock and timers keep real time"
+	[ "$(printf '%s\n' "$out" | sed -n 5p)" = seen ] && [ -f "$vm_out/written" ] &&
+		tap_ok "a tree, working and results directory below /tmp work, /tmp is writable" ||
+		tap_fail "a tree, working and results directory below /tmp work, /tmp is writable"
 else
 	tap_fail "the command's exit status comes back (3), no splat on a clean boot"
 fi
 cd "$top"
 echo "boot, command and shutdown took $(($(date +%s) - start)) s" | tap_diag
-grep -h "vm-run: running the command" "$top/build/check/vm-run.test/dmesg" 2>/dev/null |
+grep -h "vm-run: running the command" "$vm_out/dmesg" 2>/dev/null |
 	sed 's/^\[ *\([0-9.]*\)\].*/guest reached the command after \1 s (guest clock)/' | tap_diag
-rmdir "$dir"
+rm -rf "$t"
+vm_run=$top/scripts/vm-run vm_out=$top/build/check/vm-run.test
 
 run_vm 0 --machine q35 -- test -c /dev/hvc0 &&
 	tap_ok "the q35 machine (PCI, full ACPI) boots and runs the command" ||
@@ -84,17 +95,10 @@ run_vm 124 --timeout 20 -- sleep 600 && [ $(($(date +%s) - start)) -lt 60 ] &&
 	tap_ok "a guest past --timeout is stopped (124)" ||
 	tap_fail "a guest past --timeout is stopped (124)"
 
-# directories the guest hides under its own tmpfs: refused before booting
-t=$(mktemp -d)
-o=$("$top/scripts/vm-run" --out "$t/out" -- true 2>&1) && rc=0 || rc=$?
-[ $rc -eq 1 ] && printf '%s' "$o" | grep -q "$t/out is below a directory the guest mounts" &&
-	tap_ok "a results directory under /tmp is refused, naming it" ||
-	{ printf '%s\n' "$o" | tap_diag; tap_fail "a results directory under /tmp is refused, naming it"; }
-o=$(cd "$t" && "$top/scripts/vm-run" --out "$top/build/check/vm-run.test" -- true 2>&1) &&
-	rc=0 || rc=$?
-[ $rc -eq 1 ] && printf '%s' "$o" | grep -q "$t is below a directory the guest mounts" &&
-	tap_ok "a working directory under /tmp is refused, naming it" ||
-	{ printf '%s\n' "$o" | tap_diag; tap_fail "a working directory under /tmp is refused, naming it"; }
-rm -rf "$t"
+# the guest's /dev is its own: a results directory there is refused
+o=$("$top/scripts/vm-run" --out /dev/shm/vm-run.test -- true 2>&1) && rc=0 || rc=$?
+[ $rc -eq 1 ] && printf '%s' "$o" | grep -q "/dev/shm/vm-run.test is below /dev" &&
+	tap_ok "a results directory under /dev is refused, naming it" ||
+	{ printf '%s\n' "$o" | tap_diag; tap_fail "a results directory under /dev is refused, naming it"; }
 
 [ $TAP_FAILED -eq 0 ]
