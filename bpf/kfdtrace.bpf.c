@@ -89,6 +89,24 @@ struct {
 	__type(value, __u64);
 } evicted_at SEC(".maps");
 
+/*
+ * The batches the verdict must follow event by event: those with an
+ * invalidation or an eviction seen. Before its first one, nothing a batch
+ * does can break a rule (an untouched range is valid, a fault before any
+ * invalidation is older than all of them), so its faults, successful
+ * device accesses and free are only counted: the ring buffer carries no
+ * event a range for registration, where it cost a reserve, a commit and a
+ * copy to the reader each. A fault that checks this map before an
+ * invalidation marks it ran before that invalidation's timestamp was
+ * taken, which is what the verdict would have concluded from its event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u8);
+} touched SEC(".maps");
+
 /* the eviction verdict's ordered events */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -191,6 +209,20 @@ static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= KT_WAKEUP_BYTES)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
+}
+
+/* before the event that touches it: a batch that cannot be followed is a lost event */
+static __always_inline void touch(__u64 batch)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(&touched, &batch, &one, BPF_ANY))
+		count(KT_EVENTS_LOST, 1);
+}
+
+static __always_inline bool is_touched(__u64 batch)
+{
+	return bpf_map_lookup_elem(&touched, &batch);
 }
 
 static __always_inline __u32 read_u32(unsigned long uaddr)
@@ -415,10 +447,7 @@ static __always_inline __u64 batch_id(const void *batch)
 SEC("raw_tp/drm_userptr_create")
 int BPF_PROG(kt_create, const void *batch, int tgid)
 {
-	const struct drm_userptr_batch___kt *b = batch;
-
 	count(KT_BATCH_CREATE, 1);
-	emit(KT_EV_CREATE, BPF_CORE_READ(b, id), 0, 0, BPF_CORE_READ(b, nranges));
 	return 0;
 }
 
@@ -428,7 +457,10 @@ int BPF_PROG(kt_destroy, const void *batch)
 	__u64 id = batch_id(batch);
 
 	count(KT_BATCH_DESTROY, 1);
+	if (!is_touched(id))
+		return 0;
 	bpf_map_delete_elem(&evicted_at, &id);
+	bpf_map_delete_elem(&touched, &id);
 	emit(KT_EV_DESTROY, id, 0, 0, 0);
 	return 0;
 }
@@ -437,11 +469,16 @@ SEC("raw_tp/drm_userptr_range_fault")
 int BPF_PROG(kt_range_fault, const void *batch, unsigned int index,
 	     unsigned int retries, int ret, __u64 ns)
 {
+	__u64 id = batch_id(batch);
+
 	count(KT_RANGE_FAULTS, 1);
-	count(KT_RANGE_FAULT_RETRIES, retries);
+	if (retries)
+		count(KT_RANGE_FAULT_RETRIES, retries);
 	if (ret)
 		count(KT_RANGE_FAULT_ERRORS, 1);
-	emit(KT_EV_FAULT, batch_id(batch), index, ret, 0);
+	hist_add(KT_H_FAULT, ns);
+	if (is_touched(id))
+		emit(KT_EV_FAULT, id, index, ret, 0);
 	return 0;
 }
 
@@ -450,10 +487,11 @@ int BPF_PROG(kt_invalidate, const void *batch, unsigned int index,
 	     const struct mmu_notifier_range *range)
 {
 	__u32 ev = BPF_CORE_READ(range, event);
-	__u64 *v;
+	__u64 id = batch_id(batch), *v;
 
 	count(KT_INVALIDATE, 1);
-	emit(KT_EV_INVAL, batch_id(batch), index, 0, ev);
+	touch(id);
+	emit(KT_EV_INVAL, id, index, 0, ev);
 	if (ev < KT_NR_EVENTS) {
 		v = bpf_map_lookup_elem(&inval_events, &ev);
 		if (v)
@@ -468,6 +506,7 @@ int BPF_PROG(kt_evict, const void *batch, unsigned int index)
 	__u64 id = batch_id(batch), ts = bpf_ktime_get_ns();
 
 	count(KT_EVICT_RANGES, 1);
+	touch(id);
 	bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
 	emit(KT_EV_EVICT, id, index, 0, 0);
 	return 0;
@@ -500,6 +539,7 @@ SEC("raw_tp/userptr_emu_evict")
 int BPF_PROG(kt_emu_evict, __u64 batch, __u32 handle, unsigned int index)
 {
 	count(KT_EMU_EVICTS, 1);
+	touch(batch);
 	emit(KT_EV_EMU_EVICT, batch, index, 0, handle);
 	return 0;
 }
@@ -519,7 +559,9 @@ int BPF_PROG(kt_emu_access, __u64 batch, __u32 handle, __u64 va, __u64 len,
 	count(KT_EMU_ACCESS, 1);
 	if (ret)
 		count(KT_EMU_ACCESS_ERRORS, 1);
-	emit(KT_EV_EMU_ACCESS, batch, 0, ret, handle);
+	/* a failed access may be a restore that timed out: always seen */
+	if (ret || is_touched(batch))
+		emit(KT_EV_EMU_ACCESS, batch, 0, ret, handle);
 	return 0;
 }
 

@@ -83,6 +83,7 @@ enum kt_count {
 /* log2(us) histograms (map "hists") */
 enum kt_hist {
 	KT_H_HMM,		/* one hmm_range_fault() call */
+	KT_H_FAULT,		/* one range's fault by the helper, retries included */
 	KT_H_RESTORE,		/* one populate of the helper (restore_begin..end) */
 	KT_H_EVICT_RESTORE,	/* a batch's first eviction to its restore */
 	KT_H_AMDGPU_RESTORE,	/* amdgpu_amdkfd_restore_userptr_worker() */
@@ -93,9 +94,12 @@ struct kt_hist_val {
 	__u64 slots[KT_HIST_SLOTS];
 };
 
-/* the ordered event stream of the eviction verdict (ring buffer "events") */
+/*
+ * The ordered event stream of the eviction verdict (ring buffer "events"),
+ * of the batches that had an invalidation or eviction (map "touched"), and
+ * every failed device access.
+ */
 enum kt_ev_type {
-	KT_EV_CREATE,		/* arg: ranges */
 	KT_EV_DESTROY,
 	KT_EV_FAULT,		/* index, ret */
 	KT_EV_INVAL,		/* index, arg: mmu_notifier_event */

@@ -85,6 +85,7 @@ static struct env {
 	int nexpect;
 	bool verbose;
 	bool probe_cost;
+	bool all_probes;
 	char **cmd;
 } env;
 
@@ -247,6 +248,8 @@ static void print_memory(FILE *f, const struct totals *t)
 	if (live[G_HMM])
 		print_hist(f, "hmm_range_fault latency", t->hists[KT_H_HMM].slots);
 	if (live[G_HELPER]) {
+		print_hist(f, "range fault latency (the helper's, retries included)",
+			   t->hists[KT_H_FAULT].slots);
 		print_hist(f, "populate (restore_begin..end) latency",
 			   t->hists[KT_H_RESTORE].slots);
 		print_hist(f, "first eviction -> restore latency",
@@ -368,7 +371,8 @@ static void json_memory(FILE *f, const struct totals *t)
 					     "p50_us", "p99_us" };
 	static const char *const notif_k[] = { "insert", "remove" };
 	static const char *const batch_k[] = { "created", "destroyed" };
-	static const char *const fault_k[] = { "ranges", "retries", "errors" };
+	static const char *const fault_k[] = { "ranges", "retries", "errors", "p50_us",
+					       "p99_us" };
 	static const char *const evict_k[] = { "ranges", "emu", "amdgpu" };
 	static const char *const restore_k[] = {
 		"count", "errors", "passes", "faulted", "retries", "p50_us", "p99_us",
@@ -401,7 +405,9 @@ static void json_memory(FILE *f, const struct totals *t)
 	v[0] = c[KT_RANGE_FAULTS];
 	v[1] = c[KT_RANGE_FAULT_RETRIES];
 	v[2] = c[KT_RANGE_FAULT_ERRORS];
-	json_obj(f, "fault", fault_k, v, 3, false);
+	v[3] = percentile(&h[KT_H_FAULT], 50);
+	v[4] = percentile(&h[KT_H_FAULT], 99);
+	json_obj(f, "fault", fault_k, v, 5, false);
 	fprintf(f, "\t\"invalidate\": {\"total\": %llu",
 		(unsigned long long)c[KT_INVALIDATE]);
 	for (i = 0; i < KT_NR_EVENTS; i++)
@@ -618,9 +624,24 @@ static bool target_exists(const char *t)
 }
 
 /*
- * Opens and loads the skeleton with every program whose target exists:
- * HMM and notifier programs as fentry first, as kprobes if the kernel
- * refuses that, and without them if it refuses both.
+ * The HMM and notifier probes see, per range, what the helper's
+ * tracepoints already show: a fault and its time, a notifier per range of
+ * a batch. Where those tracepoints exist they are three more probes a
+ * registered range (a trampoline each) for a cross-check, so they load on
+ * request (-a) only; without the helper (a kernel without the series)
+ * they are the only view of faults and notifiers, and load by default.
+ */
+static bool group_wanted(enum group g)
+{
+	if (g != G_HMM && g != G_NOTIFIER)
+		return true;
+	return env.all_probes || !target_exists("tp:drm_userptr/drm_userptr_range_fault");
+}
+
+/*
+ * Opens and loads the skeleton with every program whose target exists and
+ * whose group is wanted: HMM and notifier programs as fentry first, as
+ * kprobes if the kernel refuses that, and without them if it refuses both.
  */
 static struct kfdtrace_bpf *open_and_load(pid_t tgid)
 {
@@ -644,7 +665,8 @@ static struct kfdtrace_bpf *open_and_load(pid_t tgid)
 		skel->rodata->filter_tgid = tgid != 0;
 		for (i = 0; i < ARRAY_SIZE(progs); i++) {
 			struct bpf_program *p;
-			bool on = target_exists(progs[i].target) &&
+			bool on = group_wanted(progs[i].group) &&
+				  target_exists(progs[i].target) &&
 				  (!progs[i].flavour || progs[i].flavour == flavour);
 
 			p = bpf_object__find_program_by_name(skel->obj, progs[i].name);
@@ -1031,7 +1053,8 @@ static int cmd_compare(const char *a, const char *b)
 	static const char *const keys[] = {
 		"ranges.registered", "ioctl.userptr_alloc", "ioctl.batch_alloc",
 		"ranges.ioctls_per_range", "ioctl.total", "ioctl.errors",
-		"ranges.registration_ms", "hmm.calls", "fault.ranges", "notifier.insert",
+		"ranges.registration_ms", "hmm.calls", "fault.ranges", "fault.p50_us",
+		"fault.p99_us", "notifier.insert",
 		"invalidate.total", "evict.emu", "evict.amdgpu",
 		"restore.evict_to_restore_p50_us", "restore.evict_to_restore_p99_us",
 		"verdict.eviction", "verdict.violations", "seconds",
@@ -1092,9 +1115,9 @@ const char *argp_program_version = "kfdtrace 0.1";
 static const char doc[] =
 "Trace userptr registration ioctls of amdkfd and the emulated device.\n"
 "\n"
-"  kfdtrace record [-p PID] [-d SECONDS] [-i SECONDS] [-o FILE.json] [-c] [-- CMD...]\n"
+"  kfdtrace record [-a] [-p PID] [-d SECONDS] [-i SECONDS] [-o FILE.json] [-c] [-- CMD...]\n"
 "  kfdtrace compare BASE.json NEW.json\n"
-"  kfdtrace check --expect EXPR... (FILE.json | -- CMD...)\n"
+"  kfdtrace check [-a] --expect EXPR... (FILE.json | -- CMD...)\n"
 "\n"
 "EXPR is PATH OP VALUE: PATH a field of the JSON (nested keys joined by\n"
 "'.', array elements by their index), OP one of == != < <= > >=, VALUE a\n"
@@ -1122,6 +1145,8 @@ static const struct argp_option opts[] = {
 	{ "expect", 'e', "EXPR", 0, "check: an assertion (repeatable)" },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output" },
 	{ "probe-cost", 'c', NULL, 0, "record: print each probe's runs and run time (stderr)" },
+	{ "all-probes", 'a', NULL, 0,
+	  "Probe hmm_range_fault and the notifiers even where the helper's tracepoints are" },
 	{},
 };
 
@@ -1166,6 +1191,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'c':
 		env.probe_cost = true;
+		break;
+	case 'a':
+		env.all_probes = true;
 		break;
 	case ARGP_KEY_ARG:
 		args = realloc(args, (nargs + 1) * sizeof(*args));

@@ -174,10 +174,6 @@ void kt_verdict_event(struct kt_verdict *vd, const struct kt_event *e)
 	if (!vd->events++)
 		vd->first_ts = e->ts;
 	switch (e->type) {
-	case KT_EV_CREATE:
-		if (e->arg)
-			get_range(b, e->arg - 1);
-		break;
 	case KT_EV_DESTROY:
 		b->dead = true;
 		b->dev_evicted = false;

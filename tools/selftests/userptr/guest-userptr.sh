@@ -85,9 +85,11 @@ if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	# kfdtrace against the device (one process of the test, followed
 	# through its fork): one alloc ioctl per range, or one for the batch;
-	# one notifier and at least one HMM fault per range either way
+	# one notifier and at least one HMM fault per range either way (-a:
+	# the HMM and notifier probes too, off by default with the helper's
+	# tracepoints there)
 	tap_run "kfdtrace: 4096 ranges one by one take 4096 ioctls, as a batch 1" \
-		"$top/build/bin/kfdtrace" check \
+		"$top/build/bin/kfdtrace" check -a \
 		--expect "ioctl.emu_userptr.calls == 4096" \
 		--expect "ioctl.emu_userptr.errors == 0" \
 		--expect "ioctl.emu_batch.calls == 1" \
@@ -102,10 +104,13 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "fault.ranges >= 8192" --expect "fault.errors == 0" \
 		--expect "hmm.calls >= 8192" --expect "hmm.pages >= 8192" \
 		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
-	# the eviction verdict over invalidations of every kind and a storm
+	# the eviction verdict over invalidations of every kind and a storm,
+	# with the default probes: the helper's fault times, no HMM pair
 	tap_run "kfdtrace: eviction verdict pass over the invalidation tests" \
 		"$top/build/bin/kfdtrace" check \
 		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \
+		--expect "probes.hmm == 0" --expect "probes.notifier == 0" \
+		--expect "fault.ranges >= 4096" --expect "fault.p99_us > 0" \
 		--expect "evict.emu >= 5" --expect "restore.emu >= 5" --expect "status == 0" \
 		-- "$top/build/bin/userptr_emu_tests" -t madv_dontneed -t munmap_one_range \
 		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
