@@ -54,7 +54,7 @@ $(BIN)/hmm-tests: $(HMM_TESTS_DIR)/mm/hmm-tests.c $(HMM_TESTS_DIR)/kselftest_har
 
 $(BIN)/amdgpu-smoke: tools/selftests/smoke/amdgpu_smoke.c $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) $< -o $@
+	$(CC) $(SELFTEST_CFLAGS) $< -o $@ -lbpf
 
 $(BIN)/kfd_batch_tests: tools/selftests/amdkfd/kfd_batch_tests.c $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)

@@ -104,7 +104,6 @@ enum kt_ev_type {
 	KT_EV_FAULT,		/* index, ret */
 	KT_EV_INVAL,		/* index, arg: mmu_notifier_event */
 	KT_EV_EVICT,		/* index: a valid range became invalid */
-	KT_EV_RESTORE_END,	/* ret */
 	KT_EV_EMU_EVICT,	/* index, arg: handle */
 	KT_EV_EMU_RESTORE,	/* ret, arg: still evicted */
 	KT_EV_EMU_ACCESS,	/* ret, arg: handle */

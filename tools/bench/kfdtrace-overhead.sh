@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The cost of tracing: userptr-bench run ROUNDS times alternately without
-# and under `kfdtrace record`, and per mode the median registration time of
-# each and the overhead in percent. A benchmark, not a test: it reports, it
+# The cost of tracing: userptr-bench run ROUNDS times in turn without
+# tracing, under `kfdtrace record` (the default probes) and under
+# `kfdtrace record -a` (also the HMM and notifier probes), and per mode the
+# median registration and restore times of each and the overheads in
+# percent. A benchmark, not a test: it reports, it
 # does not assert. Run it in the guest (the emulated device is loaded if it
 # is not):
 #
@@ -16,13 +18,7 @@
 # TCG) does not count as overhead. Then one more traced run with the
 # kernel's BPF statistics on gives each probe's own run time.
 #
-# Example output (bench kernel, TCG guest, 3 rounds; the probe table
-# follows):
-#   median of 3 rounds         plain_us    traced_us  overhead
-#   per-range register         101201.1     267983.2    164.8%
-#   per-range restore_k1         2105.8       2168.0      3.0%
-#   batch register              44365.7      71737.7     61.7%
-#   batch restore_k1             2408.6       3132.5     30.1%
+# Example output: see docs/kfdtrace.md (the probe table follows).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-3}
@@ -46,25 +42,33 @@ for ((i = 1; i <= rounds; i++)); do
 	"$bench" "${args[@]}" -o "$tmp/plain.$i.json" >/dev/null
 	"$kfdtrace" record -o "$tmp/trace.$i.json" -- \
 		"$bench" "${args[@]}" -o "$tmp/traced.$i.json" >/dev/null 2>&1
+	"$kfdtrace" record -a -o "$tmp/trace-a.$i.json" -- \
+		"$bench" "${args[@]}" -o "$tmp/all.$i.json" >/dev/null 2>&1
 	echo "round $i: per-range $(field "$tmp/plain.$i.json" per-range register) us," \
-	     "traced $(field "$tmp/traced.$i.json" per-range register) us;" \
-	     "batch $(field "$tmp/plain.$i.json" batch register) us," \
-	     "traced $(field "$tmp/traced.$i.json" batch register) us"
+	     "traced $(field "$tmp/traced.$i.json" per-range register)," \
+	     "-a $(field "$tmp/all.$i.json" per-range register);" \
+	     "batch $(field "$tmp/plain.$i.json" batch register)," \
+	     "traced $(field "$tmp/traced.$i.json" batch register)," \
+	     "-a $(field "$tmp/all.$i.json" batch register)"
 done
 
-printf '%-22s %12s %12s %9s\n' "median of $rounds rounds" "plain_us" "traced_us" "overhead"
+pct() { echo "($2 - $1) * 100 / $1" | bc -l; }
+printf '%-22s %11s %11s %11s %9s %9s\n' "median of $rounds rounds" "plain_us" "traced_us" \
+	"-a_us" "overhead" "-a"
 for m in per-range batch; do
 	for w in register restore_k1; do
-		p=$(for ((i = 1; i <= rounds; i++)); do field "$tmp/plain.$i.json" $m $w; done | median)
-		t=$(for ((i = 1; i <= rounds; i++)); do field "$tmp/traced.$i.json" $m $w; done | median)
-		printf '%-22s %12.1f %12.1f %8.1f%%\n' "$m $w" "$p" "$t" \
-			"$(echo "($t - $p) * 100 / $p" | bc -l)"
+		for run in plain traced all; do
+			declare "$run=$(for ((i = 1; i <= rounds; i++)); do
+				field "$tmp/$run.$i.json" $m $w; done | median)"
+		done
+		printf '%-22s %11.1f %11.1f %11.1f %8.1f%% %8.1f%%\n' "$m $w" "$plain" "$traced" \
+			"$all" "$(pct "$plain" "$traced")" "$(pct "$plain" "$all")"
 	done
 done
 
-# where the probes' own time goes: one more traced run with the kernel's
+# where the probes' own time goes: one more traced run (-a: all of them) with the kernel's
 # BPF run-time statistics on (they cost a little themselves, so this run is
 # not one of the timed ones)
 echo "probe cost (the programs' own run time, one traced run):"
-"$kfdtrace" record -c -- "$bench" "${args[@]}" -r 1 2>&1 >/dev/null |
+"$kfdtrace" record -a -c -- "$bench" "${args[@]}" -r 1 2>&1 >/dev/null |
 	sed -n '/^probe /,/^all /p'

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <linux/kfd_ioctl.h>
+#include <bpf/btf.h>
 
 #include "kselftest_harness.h"
 
@@ -59,6 +60,39 @@ TEST(amdgpu_module_btf)
 	ASSERT_EQ(0, stat("/sys/kernel/btf/amdgpu", &st))
 		TH_LOG("no module BTF for amdgpu: BPF probes cannot attach");
 	EXPECT_GT(st.st_size, 0);
+}
+
+/*
+ * kfdtrace and the bpftrace scripts attach to these: amdgpu's BTF must
+ * describe them. (libbpf, not a bpftool dump grepped: dumping amdgpu's
+ * BTF as text took the debug guest two minutes.)
+ */
+TEST(amdgpu_btf_describes_the_batch_functions)
+{
+	static const char *const fns[] = {
+		"kfd_ioctl_alloc_memory_of_gpu_batch",
+		"amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu_batch",
+		"kfd_mem_evict_userptr_batch",
+		"amdgpu_amdkfd_evict_userptr",
+		NULL,
+	};
+	struct btf *vmlinux, *amdgpu;
+	const char *const *fn;
+	int missing = 0;
+
+	vmlinux = btf__load_vmlinux_btf();
+	ASSERT_NE(NULL, vmlinux) TH_LOG("vmlinux BTF: %s", strerror(errno));
+	amdgpu = btf__parse_split("/sys/kernel/btf/amdgpu", vmlinux);
+	ASSERT_NE(NULL, amdgpu) TH_LOG("amdgpu BTF: %s", strerror(errno));
+	for (fn = fns; *fn; fn++) {
+		if (btf__find_by_name_kind(amdgpu, *fn, BTF_KIND_FUNC) > 0)
+			continue;
+		printf("# amdgpu's BTF has no function %s\n", *fn);
+		missing++;
+	}
+	EXPECT_EQ(0, missing);
+	btf__free(amdgpu);
+	btf__free(vmlinux);
 }
 
 TEST_HARNESS_MAIN
