@@ -416,6 +416,7 @@ FIXTURE_VARIANT(reg)
 	unsigned int n;
 	size_t size;		/* 0: a reproducible mix from 4 KiB to max_size */
 	size_t max_size;
+	bool batch_only;	/* no per-range copy (see r8192_4k) */
 };
 
 FIXTURE_VARIANT_ADD(reg, r1_4k) { .n = 1, .size = 4 * KIB };
@@ -424,7 +425,12 @@ FIXTURE_VARIANT_ADD(reg, r64_mixed) { .n = 64, .max_size = 4 * MIB };
 FIXTURE_VARIANT_ADD(reg, r16_2m) { .n = 16, .size = 2 * MIB };
 FIXTURE_VARIANT_ADD(reg, r4096_4k) { .n = 4096, .size = 4 * KIB };
 FIXTURE_VARIANT_ADD(reg, r4096_mixed) { .n = 4096, .max_size = 16 * KIB };
-FIXTURE_VARIANT_ADD(reg, r8192_4k) { .n = 8192, .size = 4 * KIB };
+/*
+ * Past 4096, the batch only: a registration per range is the same at any
+ * count, and 8192 of them (registered, read, freed) took the debug guest
+ * 200 s of this test's 275.
+ */
+FIXTURE_VARIANT_ADD(reg, r8192_4k) { .n = 8192, .size = 4 * KIB, .batch_only = true };
 
 FIXTURE_SETUP(reg)
 {
@@ -493,18 +499,21 @@ TEST_F(reg, batch_and_per_range)
 
 	/* the per-range path: one allocation per range, same bytes */
 	t = now_s();
-	for (i = 0, off = 0; i < self->l.n; off += self->l.r[i].size, i++)
+	for (i = 0, off = 0; i < self->l.n && !variant->batch_only;
+	     off += self->l.r[i].size, i++)
 		ASSERT_EQ(0, emu_alloc(self->fd, va2 + off, self->l.r[i].start,
 				       self->l.r[i].size, FLAGS_RW, &h[i]));
-	TH_LOG("per range: registered in %.2f s", now_s() - t);
-	EXPECT_EQ(self->l.n + 1, emu_stats(self->fd).file_allocs);
-	ASSERT_EQ(0, emu_access(self->fd, false, DEV_VA, a, self->l.total));
-	for (i = 0, off = 0; i < self->l.n; off += self->l.r[i].size, i++)
-		ASSERT_EQ(0, emu_access(self->fd, false, va2 + off, b + off,
-					self->l.r[i].size));
-	EXPECT_EQ(-1, first_diff(a, b, self->l.total));
-	for (i = 0; i < self->l.n; i++)
-		ASSERT_EQ(0, emu_free(self->fd, h[i]));
+	if (!variant->batch_only) {
+		TH_LOG("per range: registered in %.2f s", now_s() - t);
+		EXPECT_EQ(self->l.n + 1, emu_stats(self->fd).file_allocs);
+		ASSERT_EQ(0, emu_access(self->fd, false, DEV_VA, a, self->l.total));
+		for (i = 0, off = 0; i < self->l.n; off += self->l.r[i].size, i++)
+			ASSERT_EQ(0, emu_access(self->fd, false, va2 + off, b + off,
+						self->l.r[i].size));
+		EXPECT_EQ(-1, first_diff(a, b, self->l.total));
+		for (i = 0; i < self->l.n; i++)
+			ASSERT_EQ(0, emu_free(self->fd, h[i]));
+	}
 
 	/* device write -> CPU, range by range */
 	fill(a, self->l.total, 0xabcdef);
