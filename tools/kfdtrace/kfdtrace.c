@@ -1048,6 +1048,28 @@ static double num_of(const struct kt_doc *d, const char *key)
 	return f && !f->is_str ? f->num : NAN;
 }
 
+/*
+ * A field of a probe group that was not live in that run (hmm.*, notifier.*
+ * without -a where the helper traces): "off" in the table, not a 0 that
+ * reads as "none happened".
+ */
+static bool field_off(const struct kt_doc *d, const char *key)
+{
+	static const char *const groups[] = { "hmm", "notifier" };
+	char probe[32];
+	unsigned int i;
+	size_t n;
+
+	for (i = 0; i < ARRAY_SIZE(groups); i++) {
+		n = strlen(groups[i]);
+		if (strncmp(key, groups[i], n) || key[n] != '.')
+			continue;
+		snprintf(probe, sizeof(probe), "probes.%s", groups[i]);
+		return num_of(d, probe) == 0;
+	}
+	return false;
+}
+
 static int cmd_compare(const char *a, const char *b)
 {
 	static const char *const keys[] = {
@@ -1084,9 +1106,17 @@ static int cmd_compare(const char *a, const char *b)
 			       y && y->is_str ? y->str : "-", "-");
 			continue;
 		}
-		vx = num_of(&da, keys[i]);
-		vy = num_of(&db, keys[i]);
-		printf("%-32s %16.6g %16.6g ", keys[i], vx, vy);
+		vx = field_off(&da, keys[i]) ? NAN : num_of(&da, keys[i]);
+		vy = field_off(&db, keys[i]) ? NAN : num_of(&db, keys[i]);
+		printf("%-32s ", keys[i]);
+		if (field_off(&da, keys[i]))
+			printf("%16s ", "off");
+		else
+			printf("%16.6g ", vx);
+		if (field_off(&db, keys[i]))
+			printf("%16s ", "off");
+		else
+			printf("%16.6g ", vy);
 		if (vy != 0 && !isnan(vx) && !isnan(vy))
 			printf("%10.2f\n", vx / vy);
 		else

@@ -80,4 +80,11 @@ printf '%s\n' "$cmp_out" | tap_diag
 printf '%s\n' "$cmp_out" | grep -Eq '^ioctl.total +28 +28 +1.00$' &&
 	tap_ok "compare shows both files side by side" ||
 	tap_fail "compare shows both files side by side"
+# a probe group that was not live shows as "off", not as a count of 0
+jq '.probes.hmm = 0 | .hmm.calls = 0' "$out/mix.json" >"$out/hmm-off.json"
+jq '.probes.hmm = 1 | .hmm.calls = 5' "$out/mix.json" >"$out/hmm-on.json"
+cmp_out=$(kt compare "$out/hmm-off.json" "$out/hmm-on.json" 2>&1)
+printf '%s\n' "$cmp_out" | grep -Eq '^hmm.calls +off +5 +-$' &&
+	tap_ok "compare shows a probe group that was off as off" ||
+	{ printf '%s\n' "$cmp_out" | tap_diag; tap_fail "compare shows a probe group that was off as off"; }
 [ $TAP_FAILED -eq 0 ]
