@@ -211,13 +211,18 @@ static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret
 	bpf_ringbuf_submit(e, flags);
 }
 
-/* before the event that touches it: a batch that cannot be followed is a lost event */
-static __always_inline void touch(__u64 batch)
+/*
+ * Before the event that touches it. A batch that cannot be followed (the
+ * map is full) is a lost event, and false: keep no other state of it.
+ */
+static __always_inline bool touch(__u64 batch)
 {
 	__u8 one = 1;
 
-	if (bpf_map_update_elem(&touched, &batch, &one, BPF_ANY))
-		count(KT_EVENTS_LOST, 1);
+	if (!bpf_map_update_elem(&touched, &batch, &one, BPF_ANY))
+		return true;
+	count(KT_EVENTS_LOST, 1);
+	return false;
 }
 
 static __always_inline bool is_touched(__u64 batch)
@@ -506,8 +511,9 @@ int BPF_PROG(kt_evict, const void *batch, unsigned int index)
 	__u64 id = batch_id(batch), ts = bpf_ktime_get_ns();
 
 	count(KT_EVICT_RANGES, 1);
-	touch(id);
-	bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
+	/* kt_destroy() drops evicted_at only of a batch in touched */
+	if (touch(id))
+		bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
 	emit(KT_EV_EVICT, id, index, 0, 0);
 	return 0;
 }

@@ -1070,6 +1070,20 @@ static bool field_off(const struct kt_doc *d, const char *key)
 	return false;
 }
 
+/* one column of compare's table: the value, or "off"; returns it (NAN if off) */
+static double print_cell(const struct kt_doc *d, const char *key)
+{
+	double v;
+
+	if (field_off(d, key)) {
+		printf("%16s ", "off");
+		return NAN;
+	}
+	v = num_of(d, key);
+	printf("%16.6g ", v);
+	return v;
+}
+
 static int cmd_compare(const char *a, const char *b)
 {
 	static const char *const keys[] = {
@@ -1106,17 +1120,9 @@ static int cmd_compare(const char *a, const char *b)
 			       y && y->is_str ? y->str : "-", "-");
 			continue;
 		}
-		vx = field_off(&da, keys[i]) ? NAN : num_of(&da, keys[i]);
-		vy = field_off(&db, keys[i]) ? NAN : num_of(&db, keys[i]);
 		printf("%-32s ", keys[i]);
-		if (field_off(&da, keys[i]))
-			printf("%16s ", "off");
-		else
-			printf("%16.6g ", vx);
-		if (field_off(&db, keys[i]))
-			printf("%16s ", "off");
-		else
-			printf("%16.6g ", vy);
+		vx = print_cell(&da, keys[i]);
+		vy = print_cell(&db, keys[i]);
 		if (vy != 0 && !isnan(vx) && !isnan(vy))
 			printf("%10.2f\n", vx / vy);
 		else
