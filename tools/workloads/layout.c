@@ -250,7 +250,8 @@ int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
 	return 0;
 }
 
-uint64_t wl_arg_size(const char *s, struct argp_state *state)
+/* "64k", "2m", "1g" or bytes, a multiple of 4 KiB: argp's error if not */
+static uint64_t arg_size(const char *s, struct argp_state *state)
 {
 	unsigned int shift = 0;
 	char *end;
@@ -270,3 +271,39 @@ uint64_t wl_arg_size(const char *s, struct argp_state *state)
 		argp_error(state, "bad size '%s': a multiple of 4 KiB", s);
 	return v << shift;
 }
+
+static const struct argp_option wl_args_opts[] = {
+	{ "count", 'n', "N", 0, "Ranges (at most 65536)" },
+	{ "size", 's', "SIZE", 0, "Size of every range (k, m, g suffixes)" },
+	{ "mix", 'S', "MAX", 0, "Sizes: powers of two from 4 KiB to MAX" },
+	{ "seed", 'x', "SEED", 0, "Seed of the layout and the sizes (default 1)" },
+	{},
+};
+
+static error_t wl_args_parse(int key, char *arg, struct argp_state *state)
+{
+	struct wl_args *a = state->input;
+
+	switch (key) {
+	case 'n':
+		a->n = strtoul(arg, NULL, 0);
+		if (a->n < a->min_n || a->n > 65536)
+			argp_error(state, "bad count '%s' (%u..65536)", arg, a->min_n);
+		break;
+	case 's':
+		a->size = arg_size(arg, state);
+		break;
+	case 'S':
+		a->size = 0;
+		a->max_size = arg_size(arg, state);
+		break;
+	case 'x':
+		a->seed = strtoull(arg, NULL, 0);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp wl_args_argp = { wl_args_opts, wl_args_parse };

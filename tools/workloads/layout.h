@@ -8,6 +8,7 @@
 #ifndef __LAYOUT_H
 #define __LAYOUT_H
 
+#include <argp.h>
 #include <stdint.h>
 
 #include "userptr.h"
@@ -48,9 +49,20 @@ long wl_check(const void *p, uint64_t size, uint64_t tag, uint64_t off);
 #define WL_TAG_ZERO	0
 
 double wl_now(void);
-/* "64k", "2m", "1g" or bytes, a multiple of 4 KiB: argp's error if not */
-struct argp_state;
-uint64_t wl_arg_size(const char *s, struct argp_state *state);
+
+/*
+ * The layout options every workload takes (-n, -s, -S, -x), as an argp
+ * child parser whose input is a struct wl_args holding the defaults.
+ */
+struct wl_args {
+	unsigned int n;		/* ranges: min_n..65536 */
+	unsigned int min_n;
+	uint64_t size;		/* of every range, or 0 for a mix */
+	uint64_t max_size;	/* of the mix */
+	uint64_t seed;
+};
+
+extern const struct argp wl_args_argp;
 
 /*
  * A device read of size bytes at device address va into buf, in pieces of

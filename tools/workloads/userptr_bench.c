@@ -41,10 +41,7 @@ enum { M_REGISTER, M_ACCESS, M_TEARDOWN, M_RESTORE };	/* + k index */
 #define NR_METRICS	(M_RESTORE + MAX_KS)
 
 static struct env {
-	unsigned int n;
-	uint64_t size;		/* fixed size, or 0 for a mix */
-	uint64_t max_size;	/* of the mix */
-	uint64_t seed;
+	struct wl_args lay;
 	unsigned int reps;
 	unsigned int modes;	/* bit per mode */
 	int ks[MAX_KS];		/* k, or -1 for N/2 */
@@ -54,7 +51,8 @@ static struct env {
 	bool no_warmup;
 	bool verbose;
 } env = {
-	.n = 4096, .size = 4096, .seed = 1, .reps = 3,
+	.lay = { .n = 4096, .min_n = 1, .size = 4096, .seed = 1 },
+	.reps = 3,
 	.modes = 7, .backend = UPR_BACKEND_EMU,
 };
 
@@ -68,16 +66,13 @@ static const char doc[] =
 "contiguous range; time registration, first access, restore and teardown.\n"
 "\n"
 "USAGE: userptr-bench [-n N] [-s SIZE | -S MAX] [-k K]... [-r REPS] [-o FILE]\n"
+"(default: -n 4096 -s 4k)\n"
 "\n"
 "EXAMPLES:\n"
 "    userptr-bench -n 4096 -s 4k -k 1 -k half    # 4096 x 4 KiB\n"
 "    userptr-bench -n 64 -S 1g --seed 7           # sizes 4 KiB..1 GiB\n";
 
 static const struct argp_option opts[] = {
-	{ "count", 'n', "N", 0, "Ranges (1..65536, default 4096)" },
-	{ "size", 's', "SIZE", 0, "Size of every range (k, m, g suffixes; default 4k)" },
-	{ "mix", 'S', "MAX", 0, "Sizes: powers of two from 4 KiB to MAX" },
-	{ "seed", 'x', "SEED", 0, "Seed of the layout and the sizes (default 1)" },
 	{ "invalidate", 'k', "K", 0,
 	  "Restore after invalidating K ranges ('half': N/2); repeatable" },
 	{ "reps", 'r', "REPS", 0, "Repetitions (default 3)" },
@@ -96,21 +91,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	unsigned int i;
 
 	switch (key) {
-	case 'n':
-		env.n = strtoul(arg, NULL, 0);
-		if (!env.n || env.n > 65536)
-			argp_error(state, "bad count '%s'", arg);
-		break;
-	case 's':
-		env.size = wl_arg_size(arg, state);
-		break;
-	case 'S':
-		env.size = 0;
-		env.max_size = wl_arg_size(arg, state);
-		break;
-	case 'x':
-		env.seed = strtoull(arg, NULL, 0);
-		break;
 	case 'k':
 		if (env.nks == MAX_KS)
 			argp_error(state, "at most %d -k", MAX_KS);
@@ -150,6 +130,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'v':
 		env.verbose = true;
 		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.lay;
+		break;
 	case ARGP_KEY_ARG:
 		argp_usage(state);
 		break;
@@ -161,11 +144,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 static unsigned int k_of(unsigned int i)
 {
-	unsigned int k = env.ks[i] < 0 ? env.n / 2 : (unsigned int)env.ks[i];
+	unsigned int k = env.ks[i] < 0 ? env.lay.n / 2 : (unsigned int)env.ks[i];
 
 	if (!k)
 		k = 1;
-	return k < env.n ? k : env.n;
+	return k < env.lay.n ? k : env.lay.n;
 }
 
 /* device read of range i, checked against tag (its content) */
@@ -193,7 +176,7 @@ static int read_range(int fd, const struct layout *l, uint64_t va, unsigned int 
 /* ranges to invalidate: k of n, spread evenly */
 static unsigned int pick(unsigned int j, unsigned int k)
 {
-	return (unsigned int)((unsigned long long)j * env.n / k);
+	return (unsigned int)((unsigned long long)j * env.lay.n / k);
 }
 
 static int run_once(int mode, unsigned int rep,
@@ -211,10 +194,10 @@ static int run_once(int mode, unsigned int rep,
 	double t0;
 	int ret, fd;
 
-	ret = mode == CONTIGUOUS ? wl_contiguous(&l, env.n, sizes) :
-				   wl_scattered(&l, env.n, sizes, env.seed);
+	ret = mode == CONTIGUOUS ? wl_contiguous(&l, env.lay.n, sizes) :
+				   wl_scattered(&l, env.lay.n, sizes, env.lay.seed);
 	if (ret) {
-		fprintf(stderr, "layout of %u ranges: %s\n", env.n, strerror(-ret));
+		fprintf(stderr, "layout of %u ranges: %s\n", env.lay.n, strerror(-ret));
 		return ret;
 	}
 	ret = upr_open(&dev, &o);
@@ -336,8 +319,9 @@ static void print_table(void)
 	char name[32];
 	int mode, m;
 
-	printf("%u ranges of %s, seed %llu, median of %u (ms)\n", env.n,
-	       env.size ? "fixed size" : "mixed sizes", (unsigned long long)env.seed, env.reps);
+	printf("%u ranges of %s, seed %llu, median of %u (ms)\n", env.lay.n,
+	       env.lay.size ? "fixed size" : "mixed sizes",
+	       (unsigned long long)env.lay.seed, env.reps);
 	printf("%-11s %6s", "mode", "ioctls");
 	for (m = 0; m < nr_metrics(); m++)
 		printf(" %13s", metric_name(m, name, sizeof(name)));
@@ -375,9 +359,9 @@ static int write_json(const char *path, const char *device)
 	/* the device's restore worker and the workload share them */
 	fprintf(f, "  \"cpus\": %ld,\n", sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(f, "  \"device\": \"%s\",\n  \"n\": %u,\n  \"size\": %llu,\n", device,
-		env.n, (unsigned long long)env.size);
+		env.lay.n, (unsigned long long)env.lay.size);
 	fprintf(f, "  \"max_size\": %llu,\n  \"seed\": %llu,\n  \"reps\": %u,\n",
-		(unsigned long long)env.max_size, (unsigned long long)env.seed, env.reps);
+		(unsigned long long)env.lay.max_size, (unsigned long long)env.lay.seed, env.reps);
 	fprintf(f, "  \"k\": [");
 	for (m = 0; m < (int)env.nks; m++)
 		fprintf(f, "%s%u", m ? ", " : "", k_of(m));
@@ -387,7 +371,7 @@ static int write_json(const char *path, const char *device)
 			continue;
 		fprintf(f, "%s\n    \"%s\": {\n      \"ioctls\": %u,\n      \"ranges\": %u,\n",
 			written++ ? "," : "", mode_name[mode], calls[mode], nranges[mode]);
-		fprintf(f, "      \"syscalls_per_range\": %.6f", (double)calls[mode] / env.n);
+		fprintf(f, "      \"syscalls_per_range\": %.6f", (double)calls[mode] / env.lay.n);
 		for (m = 0; m < nr_metrics(); m++) {
 			struct stat3 s = stats(mode, m);
 
@@ -421,22 +405,27 @@ static int write_json(const char *path, const char *device)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { opts, parse_arg, NULL, doc };
+	static const struct argp_child children[] = {
+		{ &wl_args_argp, 0, "Layout:", 1 },
+		{},
+	};
+	static const struct argp argp = { opts, parse_arg, NULL, doc, children };
 	uint64_t *sizes, maxsz = 0;
 	char device[64] = "";
 	unsigned int rep, i;
 	int mode, ret = 0;
 	void *buf;
 
+	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	if (!env.nks)
 		env.ks[env.nks++] = 1;
-	sizes = calloc(env.n, sizeof(*sizes));
+	sizes = calloc(env.lay.n, sizeof(*sizes));
 	if (!sizes)
 		return 1;
-	wl_sizes(sizes, env.n, env.size, env.max_size, env.seed);
-	for (i = 0; i < env.n; i++)
+	wl_sizes(sizes, env.lay.n, env.lay.size, env.lay.max_size, env.lay.seed);
+	for (i = 0; i < env.lay.n; i++)
 		maxsz = sizes[i] > maxsz ? sizes[i] : maxsz;
 	buf = malloc(maxsz < PIECE ? maxsz : PIECE);
 	if (!buf)

@@ -39,10 +39,7 @@ static const char *const action_name[NR_ACTIONS] = {
 };
 
 static struct env {
-	unsigned int n;
-	uint64_t size;
-	uint64_t max_size;
-	uint64_t seed;
+	struct wl_args lay;
 	unsigned int readers;
 	double duration;
 	unsigned long iterations;
@@ -50,7 +47,8 @@ static struct env {
 	unsigned int timeout_ms;
 	bool verbose;
 } env = {
-	.n = 64, .size = 64 << 10, .seed = 1, .readers = 1,
+	.lay = { .n = 64, .min_n = 2, .size = 64 << 10, .seed = 1 },
+	.readers = 1,
 	.iterations = 500, .actions = (1 << NR_ACTIONS) - 1, .timeout_ms = 60000,
 };
 
@@ -74,14 +72,11 @@ static const char doc[] =
 "\n"
 "USAGE: userptr-stress [-n N] [-s SIZE | -S MAX] [-d SECONDS | -i ITERATIONS]\n"
 "                      [-t READERS] [-a ACTION,...] [-T TIMEOUT_MS]\n"
+"(default: -n 64 -s 64k -i 500)\n"
 "\n"
 "ACTIONS: dontneed, pageout, mremap, fork, munmap, write (default all)\n";
 
 static const struct argp_option opts[] = {
-	{ "count", 'n', "N", 0, "Ranges (default 64)" },
-	{ "size", 's', "SIZE", 0, "Size of every range in KiB multiples (default 64k)" },
-	{ "mix", 'S', "MAX", 0, "Sizes: powers of two from 4 KiB to MAX" },
-	{ "seed", 'x', "SEED", 0, "Seed (default 1)" },
 	{ "duration", 'd', "SECONDS", 0, "Run this long" },
 	{ "iterations", 'i', "N", 0, "Or this many changes (default 500)" },
 	{ "threads", 't', "READERS", 0, "Reader threads (default 1)" },
@@ -97,21 +92,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	unsigned int i;
 
 	switch (key) {
-	case 'n':
-		env.n = strtoul(arg, NULL, 0);
-		if (env.n < 2 || env.n > 65536)
-			argp_error(state, "bad count '%s' (2..65536)", arg);
-		break;
-	case 's':
-		env.size = wl_arg_size(arg, state);
-		break;
-	case 'S':
-		env.size = 0;
-		env.max_size = wl_arg_size(arg, state);
-		break;
-	case 'x':
-		env.seed = strtoull(arg, NULL, 0);
-		break;
 	case 'd':
 		env.duration = strtod(arg, NULL);
 		if (env.duration <= 0)
@@ -145,6 +125,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		env.verbose = true;
+		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.lay;
 		break;
 	case ARGP_KEY_ARG:
 		argp_usage(state);
@@ -193,12 +176,12 @@ static int verify(unsigned int i, void *buf, const char *who)
 static void *reader(void *arg)
 {
 	uint64_t seed = (uintptr_t)arg;
-	void *buf = malloc(env.size ? env.size : env.max_size);
+	void *buf = malloc(env.lay.size ? env.lay.size : env.lay.max_size);
 
 	if (!buf)
 		return NULL;
 	while (!atomic_load(&stop)) {
-		unsigned int i = wl_rng(&seed) % env.n;
+		unsigned int i = wl_rng(&seed) % env.lay.n;
 
 		pthread_mutex_lock(&st[i].lock);
 		verify(i, buf, "reader");
@@ -300,7 +283,11 @@ static int query(uint64_t handle, struct userptr_emu_query_args *q)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { opts, parse_arg, NULL, doc };
+	static const struct argp_child children[] = {
+		{ &wl_args_argp, 0, "Layout:", 1 },
+		{},
+	};
+	static const struct argp argp = { opts, parse_arg, NULL, doc, children };
 	struct upr_opts o = { .backend = UPR_BACKEND_EMU, .mode = UPR_MODE_BATCH };
 	struct userptr_emu_query_args q = { 0 };
 	struct userptr_emu_stats_args s = { 0 };
@@ -314,6 +301,7 @@ int main(int argc, char **argv)
 	void *buf;
 	int ret;
 
+	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	if (env.duration)
@@ -321,21 +309,21 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_ACTIONS; i++)
 		if (env.actions & (1 << i))
 			acts[nact++] = i;
-	sizes = calloc(env.n, sizeof(*sizes));
-	st = calloc(env.n, sizeof(*st));
+	sizes = calloc(env.lay.n, sizeof(*sizes));
+	st = calloc(env.lay.n, sizeof(*st));
 	if (!sizes || !st)
 		return 1;
-	wl_sizes(sizes, env.n, env.size, env.max_size, env.seed);
-	for (i = 0; i < env.n; i++) {
+	wl_sizes(sizes, env.lay.n, env.lay.size, env.lay.max_size, env.lay.seed);
+	for (i = 0; i < env.lay.n; i++) {
 		maxsz = sizes[i] > maxsz ? sizes[i] : maxsz;
 		pthread_mutex_init(&st[i].lock, NULL);
 		st[i].tag = i + 1;
 	}
 	/* the readers' buffer */
-	env.size = maxsz;
-	env.max_size = maxsz;
+	env.lay.size = maxsz;
+	env.lay.max_size = maxsz;
 	buf = malloc(maxsz);
-	ret = wl_scattered(&l, env.n, sizes, env.seed);
+	ret = wl_scattered(&l, env.lay.n, sizes, env.lay.seed);
 	if (ret || !buf) {
 		fprintf(stderr, "layout: %s\n", strerror(ret ? -ret : ENOMEM));
 		return 1;
@@ -351,14 +339,14 @@ int main(int argc, char **argv)
 	va = upr_alloc_va(a);
 
 	for (i = 0; i < env.readers; i++)
-		pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)(env.seed + 100 + i));
-	seed = env.seed ^ 0x5eed;
-	tag = env.n + 1;
+		pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)(env.lay.seed + 100 + i));
+	seed = env.lay.seed ^ 0x5eed;
+	tag = env.lay.n + 1;
 	t0 = wl_now();
 	while (env.iterations ? it < env.iterations : wl_now() - t0 < env.duration) {
 		enum action act = acts[wl_rng(&seed) % nact];
 
-		i = wl_rng(&seed) % env.n;
+		i = wl_rng(&seed) % env.lay.n;
 		pthread_mutex_lock(&st[i].lock);
 		ret = change(i, act, ++tag);
 		if (ret) {
@@ -381,7 +369,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < env.readers; i++)
 		pthread_join(th[i], NULL);
 	/* a last look at every range, unless it failed already */
-	for (i = 0; i < env.n && !atomic_load(&stale) && !atomic_load(&errors); i++)
+	for (i = 0; i < env.lay.n && !atomic_load(&stale) && !atomic_load(&errors); i++)
 		verify(i, buf, "final");
 	query(upr_alloc_handle(a, 0), &q);
 	if (upr_unregister(dev, a)) {
@@ -396,7 +384,7 @@ int main(int argc, char **argv)
 	}
 	upr_close(dev);
 
-	printf("userptr-stress: %u ranges, %lu changes in %.1f s:", env.n, it, wl_now() - t0);
+	printf("userptr-stress: %u ranges, %lu changes in %.1f s:", env.lay.n, it, wl_now() - t0);
 	for (i = 0; i < NR_ACTIONS; i++)
 		if (env.actions & (1 << i))
 			printf(" %s %lu", action_name[i], done[i]);

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The workloads' command lines, on the host (no device needed): the layout
+# options they share (-n -s -S -x) are checked the same way in both, and
+# a bad one exits 2 naming what is wrong.
+set -u
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+bin=$top/build/bin
+. "$top/tools/selftests/lib/tap.sh"
+echo "TAP version 13"
+
+# usage_error NAME REGEX CMD...: CMD exits 2 and says REGEX on stderr
+usage_error() {
+	local name=$1 re=$2 err rc=0
+	shift 2
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	if [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -Eq "$re"; then
+		tap_ok "$name"
+	else
+		printf '%s\n' "$err" | tap_diag
+		tap_fail "$name (exit $rc, expected 2 and /$re/)"
+	fi
+}
+
+for w in userptr-bench userptr-stress; do
+	usage_error "$w: -s of a size not a multiple of 4 KiB" \
+		"bad size '5k': a multiple of 4 KiB" "$bin/$w" -s 5k
+	usage_error "$w: -S with an unknown suffix" "bad size '1t'" "$bin/$w" -S 1t
+	usage_error "$w: -n past 65536" "bad count '65537'" "$bin/$w" -n 65537
+	usage_error "$w: an unknown option" "unrecognized option" "$bin/$w" --no-such
+	if "$bin/$w" --help | grep -Eq -- '-n, --count=N' &&
+	   "$bin/$w" --help | grep -Eq -- '-x, --seed=SEED'; then
+		tap_ok "$w: --help lists the layout options"
+	else
+		tap_fail "$w: --help lists the layout options"
+	fi
+done
+# the floors differ: one range is a benchmark, a storm needs two
+usage_error "userptr-bench: -n 0" "bad count '0' \(1\.\.65536\)" "$bin/userptr-bench" -n 0
+usage_error "userptr-stress: -n 1" "bad count '1' \(2\.\.65536\)" "$bin/userptr-stress" -n 1
