@@ -1049,25 +1049,20 @@ static double num_of(const struct kt_doc *d, const char *key)
 }
 
 /*
- * A field of a probe group that was not live in that run (hmm.*, notifier.*
- * without -a where the helper traces): "off" in the table, not a 0 that
- * reads as "none happened".
+ * A field of a probe group that was not live in that run (hmm.calls when
+ * probes.hmm is 0, as without -a where the helper traces): "off" in the
+ * table, not a 0 that reads as "none happened". The group is the key's
+ * first part; keys with no group of that name are never off.
  */
 static bool field_off(const struct kt_doc *d, const char *key)
 {
-	static const char *const groups[] = { "hmm", "notifier" };
-	char probe[32];
-	unsigned int i;
-	size_t n;
+	const char *dot = strchr(key, '.');
+	char probe[48];
 
-	for (i = 0; i < ARRAY_SIZE(groups); i++) {
-		n = strlen(groups[i]);
-		if (strncmp(key, groups[i], n) || key[n] != '.')
-			continue;
-		snprintf(probe, sizeof(probe), "probes.%s", groups[i]);
-		return num_of(d, probe) == 0;
-	}
-	return false;
+	if (!dot)
+		return false;
+	snprintf(probe, sizeof(probe), "probes.%.*s", (int)(dot - key), key);
+	return num_of(d, probe) == 0;
 }
 
 /* one column of compare's table: the value, or "off"; returns it (NAN if off) */

@@ -33,16 +33,21 @@ uint64_t wl_rng(uint64_t *s)
 	return *s * 0x2545F4914F6CDD1DULL;
 }
 
-void wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
-	      uint64_t seed)
+uint64_t wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
+		  uint64_t seed)
 {
 	unsigned int i, shifts = 0;
+	uint64_t largest = 0;
 
 	while ((4096ULL << (shifts + 1)) <= max)
 		shifts++;
 	seed = seed ? seed : 1;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		sizes[i] = fixed ? fixed : 4096ULL << (wl_rng(&seed) % (shifts + 1));
+		if (sizes[i] > largest)
+			largest = sizes[i];
+	}
+	return largest;
 }
 
 static uint64_t word(uint64_t tag, uint64_t i)
@@ -268,7 +273,7 @@ static uint64_t arg_size(const char *s, struct argp_state *state)
 	if (shift)
 		end++;
 	if (errno || *end || !v || v > (UINT64_MAX >> shift) || (v << shift) % 4096)
-		argp_error(state, "bad size '%s': a multiple of 4 KiB", s);
+		argp_error(state, "bad size '%s': a multiple of 4 KiB, suffix k, m or g", s);
 	return v << shift;
 }
 

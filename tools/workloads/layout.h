@@ -25,8 +25,11 @@ struct layout {
 };
 
 uint64_t wl_rng(uint64_t *seed);
-/* n sizes: all `fixed`, or (fixed 0) powers of two from 4 KiB to max */
-void wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
+/*
+ * n sizes: all `fixed`, or (fixed 0) powers of two from 4 KiB to max;
+ * returns the largest
+ */
+uint64_t wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
 	      uint64_t seed);
 int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
 		 uint64_t seed);

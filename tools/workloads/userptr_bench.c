@@ -410,9 +410,9 @@ int main(int argc, char **argv)
 		{},
 	};
 	static const struct argp argp = { opts, parse_arg, NULL, doc, children };
-	uint64_t *sizes, maxsz = 0;
+	uint64_t *sizes, maxsz;
 	char device[64] = "";
-	unsigned int rep, i;
+	unsigned int rep;
 	int mode, ret = 0;
 	void *buf;
 
@@ -424,9 +424,7 @@ int main(int argc, char **argv)
 	sizes = calloc(env.lay.n, sizeof(*sizes));
 	if (!sizes)
 		return 1;
-	wl_sizes(sizes, env.lay.n, env.lay.size, env.lay.max_size, env.lay.seed);
-	for (i = 0; i < env.lay.n; i++)
-		maxsz = sizes[i] > maxsz ? sizes[i] : maxsz;
+	maxsz = wl_sizes(sizes, env.lay.n, env.lay.size, env.lay.max_size, env.lay.seed);
 	buf = malloc(maxsz < PIECE ? maxsz : PIECE);
 	if (!buf)
 		return 1;

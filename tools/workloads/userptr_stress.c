@@ -60,6 +60,7 @@ struct range_state {
 
 static struct layout l;
 static struct range_state *st;
+static uint64_t max_size;	/* of the ranges: what a read buffer holds */
 static uint64_t va;
 static int fd;
 static atomic_bool stop;
@@ -176,7 +177,7 @@ static int verify(unsigned int i, void *buf, const char *who)
 static void *reader(void *arg)
 {
 	uint64_t seed = (uintptr_t)arg;
-	void *buf = malloc(env.lay.size ? env.lay.size : env.lay.max_size);
+	void *buf = malloc(max_size);
 
 	if (!buf)
 		return NULL;
@@ -294,7 +295,7 @@ int main(int argc, char **argv)
 	pthread_t th[MAX_READERS];
 	struct upr_alloc *a;
 	struct upr_dev *dev;
-	uint64_t *sizes, seed, maxsz = 0, tag;
+	uint64_t *sizes, seed, tag;
 	unsigned long it = 0;
 	unsigned int i, nact = 0, acts[NR_ACTIONS];
 	double t0;
@@ -313,16 +314,12 @@ int main(int argc, char **argv)
 	st = calloc(env.lay.n, sizeof(*st));
 	if (!sizes || !st)
 		return 1;
-	wl_sizes(sizes, env.lay.n, env.lay.size, env.lay.max_size, env.lay.seed);
+	max_size = wl_sizes(sizes, env.lay.n, env.lay.size, env.lay.max_size, env.lay.seed);
 	for (i = 0; i < env.lay.n; i++) {
-		maxsz = sizes[i] > maxsz ? sizes[i] : maxsz;
 		pthread_mutex_init(&st[i].lock, NULL);
 		st[i].tag = i + 1;
 	}
-	/* the readers' buffer */
-	env.lay.size = maxsz;
-	env.lay.max_size = maxsz;
-	buf = malloc(maxsz);
+	buf = malloc(max_size);
 	ret = wl_scattered(&l, env.lay.n, sizes, env.lay.seed);
 	if (ret || !buf) {
 		fprintf(stderr, "layout: %s\n", strerror(ret ? -ret : ENOMEM));

@@ -80,11 +80,15 @@ printf '%s\n' "$cmp_out" | tap_diag
 printf '%s\n' "$cmp_out" | grep -Eq '^ioctl.total +28 +28 +1.00$' &&
 	tap_ok "compare shows both files side by side" ||
 	tap_fail "compare shows both files side by side"
-# a probe group that was not live shows as "off", not as a count of 0
-jq '.probes.hmm = 0 | .hmm.calls = 0' "$out/mix.json" >"$out/hmm-off.json"
-jq '.probes.hmm = 1 | .hmm.calls = 5' "$out/mix.json" >"$out/hmm-on.json"
+# a probe group that was not live shows as "off"; a live one's 0 stays 0
+jq '.probes.hmm = 0 | .hmm.calls = 0 | .probes.notifier = 1 | .notifier.insert = 0' \
+	"$out/mix.json" >"$out/hmm-off.json"
+jq '.probes.hmm = 1 | .hmm.calls = 5 | .probes.notifier = 0 | .notifier.insert = 0' \
+	"$out/mix.json" >"$out/hmm-on.json"
 cmp_out=$(kt compare "$out/hmm-off.json" "$out/hmm-on.json" 2>&1)
 printf '%s\n' "$cmp_out" | grep -Eq '^hmm.calls +off +5 +-$' &&
-	tap_ok "compare shows a probe group that was off as off" ||
-	{ printf '%s\n' "$cmp_out" | tap_diag; tap_fail "compare shows a probe group that was off as off"; }
+	printf '%s\n' "$cmp_out" | grep -Eq '^notifier.insert +0 +off +-$' &&
+	tap_ok "compare shows a probe group that was off as off, a live group's 0 as 0" ||
+	{ printf '%s\n' "$cmp_out" | tap_diag
+	  tap_fail "compare shows a probe group that was off as off, a live group's 0 as 0"; }
 [ $TAP_FAILED -eq 0 ]

@@ -24,7 +24,7 @@ usage_error() {
 
 for w in userptr-bench userptr-stress; do
 	usage_error "$w: -s of a size not a multiple of 4 KiB" \
-		"bad size '5k': a multiple of 4 KiB" "$bin/$w" -s 5k
+		"bad size '5k': a multiple of 4 KiB, suffix k, m or g" "$bin/$w" -s 5k
 	usage_error "$w: -S with an unknown suffix" "bad size '1t'" "$bin/$w" -S 1t
 	usage_error "$w: -n past 65536" "bad count '65537'" "$bin/$w" -n 65537
 	usage_error "$w: an unknown option" "unrecognized option" "$bin/$w" --no-such
