@@ -30,7 +30,7 @@ uint64_t wl_rng(uint64_t *seed);
  * returns the largest
  */
 uint64_t wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
-	      uint64_t seed);
+		  uint64_t seed);
 int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
 		 uint64_t seed);
 int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes);
