@@ -67,7 +67,7 @@ enum kt_count {
 	KT_HMM_CALLS, KT_HMM_PAGES, KT_HMM_EBUSY, KT_HMM_ERRORS,
 	KT_NOTIFIER_INSERT, KT_NOTIFIER_REMOVE,
 	KT_BATCH_CREATE, KT_BATCH_DESTROY,
-	KT_RANGE_FAULTS, KT_RANGE_FAULT_RETRIES, KT_RANGE_FAULT_ERRORS,
+	KT_REFAULTS, KT_REFAULT_RETRIES, KT_REFAULT_ERRORS,
 	KT_INVALIDATE, KT_EVICT_RANGES,
 	KT_RESTORES, KT_RESTORE_ERRORS, KT_RESTORE_PASSES, KT_RESTORE_FAULTED,
 	KT_RESTORE_RETRIES,
@@ -83,7 +83,7 @@ enum kt_count {
 /* log2(us) histograms (map "hists") */
 enum kt_hist {
 	KT_H_HMM,		/* one hmm_range_fault() call */
-	KT_H_FAULT,		/* one range's fault by the helper, retries included */
+	KT_H_REFAULT,		/* a range faulted again by the helper, retries included */
 	KT_H_RESTORE,		/* one populate of the helper (restore_begin..end) */
 	KT_H_EVICT_RESTORE,	/* a batch's first eviction to its restore */
 	KT_H_AMDGPU_RESTORE,	/* amdgpu_amdkfd_restore_userptr_worker() */

@@ -11,9 +11,9 @@
 #   scripts/vm-run --flavour bench --mem 4096 -- tools/bench/kfdtrace-overhead.sh [ROUNDS]
 #
 # The workload registers 4096 scattered 4 KiB ranges one by one (4096
-# ioctls, each crossing the ioctl, HMM, notifier, helper and device probes)
-# and as one batch (one ioctl, the per-range probes 4096 times), and
-# restores one invalidated range. What is timed is what userptr-bench
+# ioctls, each crossing the ioctl and helper probes, and with -a the HMM
+# and notifier probes) and as one batch (one ioctl; with -a the HMM and
+# notifier probes 4096 times), and restores one invalidated range. What is timed is what userptr-bench
 # times (its median of REPS), so that loading the probes (seconds under
 # TCG) does not count as overhead. Then one more traced run with the
 # kernel's BPF statistics on gives each probe's own run time.

@@ -218,12 +218,13 @@ static void print_memory(FILE *f, const struct totals *t)
 			(unsigned long long)c[KT_NOTIFIER_REMOVE]);
 	if (live[G_HELPER]) {
 		fprintf(f,
-			"batches: %llu created, %llu destroyed; %llu range faults (%llu retries, %llu failed)\n",
+			"batches: %llu created, %llu destroyed; %llu ranges faulted, %llu of them again after an invalidation (%llu retries, %llu failed)\n",
 			(unsigned long long)c[KT_BATCH_CREATE],
 			(unsigned long long)c[KT_BATCH_DESTROY],
-			(unsigned long long)c[KT_RANGE_FAULTS],
-			(unsigned long long)c[KT_RANGE_FAULT_RETRIES],
-			(unsigned long long)c[KT_RANGE_FAULT_ERRORS]);
+			(unsigned long long)c[KT_RESTORE_FAULTED],
+			(unsigned long long)c[KT_REFAULTS],
+			(unsigned long long)c[KT_REFAULT_RETRIES],
+			(unsigned long long)c[KT_REFAULT_ERRORS]);
 		fprintf(f, "invalidations: %llu (", (unsigned long long)c[KT_INVALIDATE]);
 		for (i = 0; i < KT_NR_EVENTS && event_names[i]; i++)
 			fprintf(f, "%s%s %llu", i ? ", " : "", event_names[i],
@@ -248,8 +249,8 @@ static void print_memory(FILE *f, const struct totals *t)
 	if (live[G_HMM])
 		print_hist(f, "hmm_range_fault latency", t->hists[KT_H_HMM].slots);
 	if (live[G_HELPER]) {
-		print_hist(f, "range fault latency (the helper's, retries included)",
-			   t->hists[KT_H_FAULT].slots);
+		print_hist(f, "refault latency (a range faulted again, retries included)",
+			   t->hists[KT_H_REFAULT].slots);
 		print_hist(f, "populate (restore_begin..end) latency",
 			   t->hists[KT_H_RESTORE].slots);
 		print_hist(f, "first eviction -> restore latency",
@@ -371,8 +372,8 @@ static void json_memory(FILE *f, const struct totals *t)
 					     "p50_us", "p99_us" };
 	static const char *const notif_k[] = { "insert", "remove" };
 	static const char *const batch_k[] = { "created", "destroyed" };
-	static const char *const fault_k[] = { "ranges", "retries", "errors", "p50_us",
-					       "p99_us" };
+	static const char *const refault_k[] = { "ranges", "retries", "errors", "p50_us",
+						 "p99_us" };
 	static const char *const evict_k[] = { "ranges", "emu", "amdgpu" };
 	static const char *const restore_k[] = {
 		"count", "errors", "passes", "faulted", "retries", "p50_us", "p99_us",
@@ -402,12 +403,12 @@ static void json_memory(FILE *f, const struct totals *t)
 	v[0] = c[KT_BATCH_CREATE];
 	v[1] = c[KT_BATCH_DESTROY];
 	json_obj(f, "batch", batch_k, v, 2, false);
-	v[0] = c[KT_RANGE_FAULTS];
-	v[1] = c[KT_RANGE_FAULT_RETRIES];
-	v[2] = c[KT_RANGE_FAULT_ERRORS];
-	v[3] = percentile(&h[KT_H_FAULT], 50);
-	v[4] = percentile(&h[KT_H_FAULT], 99);
-	json_obj(f, "fault", fault_k, v, 5, false);
+	v[0] = c[KT_REFAULTS];
+	v[1] = c[KT_REFAULT_RETRIES];
+	v[2] = c[KT_REFAULT_ERRORS];
+	v[3] = percentile(&h[KT_H_REFAULT], 50);
+	v[4] = percentile(&h[KT_H_REFAULT], 99);
+	json_obj(f, "refault", refault_k, v, 5, false);
 	fprintf(f, "\t\"invalidate\": {\"total\": %llu",
 		(unsigned long long)c[KT_INVALIDATE]);
 	for (i = 0; i < KT_NR_EVENTS; i++)
@@ -579,7 +580,7 @@ static const struct prog_info progs[] = {
 	{ "kt_remove_kprobe", G_NOTIFIER, 2, "fn:mmu_interval_notifier_remove" },
 	{ "kt_create", G_HELPER, 0, "tp:drm_userptr/drm_userptr_create" },
 	{ "kt_destroy", G_HELPER, 0, "tp:drm_userptr/drm_userptr_destroy" },
-	{ "kt_range_fault", G_HELPER, 0, "tp:drm_userptr/drm_userptr_range_fault" },
+	{ "kt_refault", G_HELPER, 0, "tp:drm_userptr/drm_userptr_range_refault" },
 	{ "kt_invalidate", G_HELPER, 0, "tp:drm_userptr/drm_userptr_invalidate" },
 	{ "kt_evict", G_HELPER, 0, "tp:drm_userptr/drm_userptr_evict" },
 	{ "kt_restore_end", G_HELPER, 0, "tp:drm_userptr/drm_userptr_restore_end" },
@@ -624,18 +625,19 @@ static bool target_exists(const char *t)
 }
 
 /*
- * The HMM and notifier probes see, per range, what the helper's
- * tracepoints already show: a fault and its time, a notifier per range of
- * a batch. Where those tracepoints exist they are three more probes a
- * registered range (a trampoline each) for a cross-check, so they load on
- * request (-a) only; without the helper (a kernel without the series)
- * they are the only view of faults and notifiers, and load by default.
+ * The HMM and notifier probes run per range: three trampolines for each
+ * registered range. Where the helper's tracepoints exist they already
+ * count a batch's faulted ranges (restore_end), time each range faulted
+ * again (range_refault) and count notifiers (create, destroy), so these
+ * load on request (-a) only, for each hmm_range_fault() call's time;
+ * without the helper (a kernel without the series) they are the only view
+ * of faults and notifiers, and load by default.
  */
 static bool group_wanted(enum group g)
 {
 	if (g != G_HMM && g != G_NOTIFIER)
 		return true;
-	return env.all_probes || !target_exists("tp:drm_userptr/drm_userptr_range_fault");
+	return env.all_probes || !target_exists("tp:drm_userptr/drm_userptr_create");
 }
 
 /*
@@ -1084,8 +1086,8 @@ static int cmd_compare(const char *a, const char *b)
 	static const char *const keys[] = {
 		"ranges.registered", "ioctl.userptr_alloc", "ioctl.batch_alloc",
 		"ranges.ioctls_per_range", "ioctl.total", "ioctl.errors",
-		"ranges.registration_ms", "hmm.calls", "fault.ranges", "fault.p50_us",
-		"fault.p99_us", "notifier.insert",
+		"ranges.registration_ms", "hmm.calls", "restore.faulted", "refault.ranges",
+		"refault.p99_us", "notifier.insert",
 		"invalidate.total", "evict.emu", "evict.amdgpu",
 		"restore.evict_to_restore_p50_us", "restore.evict_to_restore_p99_us",
 		"verdict.eviction", "verdict.violations", "seconds",

@@ -101,16 +101,17 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "probes.helper == 1" --expect "probes.emu == 1" \
 		--expect "notifier.insert == 8192" --expect "notifier.remove == 8192" \
 		--expect "batch.created == 4097" --expect "batch.destroyed == 4097" \
-		--expect "fault.ranges >= 8192" --expect "fault.errors == 0" \
+		--expect "restore.faulted >= 8192" --expect "refault.errors == 0" \
 		--expect "hmm.calls >= 8192" --expect "hmm.pages >= 8192" \
 		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
 	# the eviction verdict over invalidations of every kind and a storm,
-	# with the default probes: the helper's fault times, no HMM pair
+	# with the default probes: the helper's refault times, no HMM pair
 	tap_run "kfdtrace: eviction verdict pass over the invalidation tests" \
 		"$top/build/bin/kfdtrace" check \
 		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \
 		--expect "probes.hmm == 0" --expect "probes.notifier == 0" \
-		--expect "fault.ranges >= 4096" --expect "fault.p99_us > 0" \
+		--expect "restore.faulted >= 4096" --expect "refault.ranges >= 5" \
+		--expect "refault.p99_us > 0" \
 		--expect "evict.emu >= 5" --expect "restore.emu >= 5" --expect "status == 0" \
 		-- "$top/build/bin/userptr_emu_tests" -t madv_dontneed -t munmap_one_range \
 		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
