@@ -593,9 +593,41 @@ static const struct prog_info progs[] = {
 	{ "kt_amdgpu_resume", G_AMDGPU, 0, "amdgpu:kgd2kfd_resume_mm" },
 };
 
-static struct btf *vmlinux_btf, *amdgpu_btf;
 static struct bpf_link *links[64];
 static int nlinks;
+
+#define AMDGPU_BTF "/sys/kernel/btf/amdgpu"
+
+/*
+ * The kernel's BTF, parsed on the first question that needs it. The
+ * skeleton's load parses vmlinux BTF anyway; a parse of our own adds about
+ * a second to the start-up in the TCG guest (7 to 8 s). With the helper's
+ * tracepoints there and no -a, nothing asks; amdgpu's BTF is parsed only
+ * when amdgpu is loaded.
+ */
+static struct btf *kernel_btf(bool amdgpu)
+{
+	static struct btf *vmlinux_btf, *amdgpu_btf;
+	static bool vmlinux_tried, amdgpu_tried;
+
+	if (amdgpu && access(AMDGPU_BTF, R_OK))
+		return NULL;
+	if (!vmlinux_tried) {
+		vmlinux_tried = true;
+		vmlinux_btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(vmlinux_btf))
+			vmlinux_btf = NULL;
+	}
+	if (!amdgpu)
+		return vmlinux_btf;
+	if (!amdgpu_tried && vmlinux_btf) {
+		amdgpu_btf = btf__parse_split(AMDGPU_BTF, vmlinux_btf);
+		if (libbpf_get_error(amdgpu_btf))
+			amdgpu_btf = NULL;
+	}
+	amdgpu_tried = true;
+	return amdgpu_btf;
+}
 
 static bool btf_has_func(struct btf *btf, const char *fn)
 {
@@ -611,9 +643,9 @@ static bool target_exists(const char *t)
 	if (!t)
 		return true;
 	if (!strncmp(t, "fn:", 3))
-		return btf_has_func(vmlinux_btf, t + 3);
+		return btf_has_func(kernel_btf(false), t + 3);
 	if (!strncmp(t, "amdgpu:", 7))
-		return btf_has_func(amdgpu_btf, t + 7);
+		return btf_has_func(kernel_btf(true), t + 7);
 	if (!strncmp(t, "tp:", 3)) {
 		snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", t + 3);
 		if (!stat(path, &st))
@@ -651,12 +683,6 @@ static struct kfdtrace_bpf *open_and_load(pid_t tgid)
 	struct kfdtrace_bpf *skel;
 	unsigned int i;
 	int flavour, err = 0;
-
-	vmlinux_btf = btf__load_vmlinux_btf();
-	if (vmlinux_btf)
-		amdgpu_btf = btf__parse_split("/sys/kernel/btf/amdgpu", vmlinux_btf);
-	if (amdgpu_btf && libbpf_get_error(amdgpu_btf))
-		amdgpu_btf = NULL;
 
 	for (flavour = 1; flavour <= 3; flavour++) {
 		skel = kfdtrace_bpf__open();
