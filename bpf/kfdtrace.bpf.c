@@ -18,7 +18,13 @@
 /* set by the loader before load: trace only the processes in follow */
 const volatile bool filter_tgid;
 
-/* the traced processes: the loader adds the first, forks add their children */
+/*
+ * The traced processes, by tgid: the loader adds the first, forks add
+ * their children. A hash map, not a flag in task storage that would spare
+ * this lookup on each ioctl: the loader could set such a flag only
+ * through a pidfd, and before 6.9 (PIDFD_THREAD) only a process's leader
+ * has one, so -p would miss the threads the process already runs.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, KT_MAX_TGIDS);
