@@ -36,8 +36,11 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define STATUS_LOAD_FAILED	125
-/* kmemleak reports an object only once it is this old (jiffies_min_age) */
-#define KMEMLEAK_MIN_AGE_S	5
+/*
+ * kmemleak reports an object only once it is 5 s old (jiffies_min_age),
+ * counted in jiffies: wait a tenth more
+ */
+#define KMEMLEAK_MIN_AGE_NS	5100000000LL
 
 struct strv {
 	char *buf;	/* the file's bytes, NUL-terminated strings */
@@ -373,7 +376,8 @@ static void setup_stdio(void)
 
 int main(void)
 {
-	struct timespec t0, t1, rest = { 0 };
+	struct timespec t0;
+	long long ns;
 	struct strv cwd = { 0 }, path = { 0 }, keep = { 0 }, load = { 0 };
 	struct strv cmd = { 0 };
 	char status_s[16], *env_path;
@@ -460,18 +464,18 @@ save:
 	/*
 	 * kmemleak reports an unreferenced object on the second scan that
 	 * finds it (the first records its checksum) and only once it is 5 s
-	 * old: scan, wait what is left of 5 s, scan again.
+	 * old: scan, wait until 5 s have passed since the command ended, so
+	 * that its last allocations are old enough, and scan again.
 	 */
 	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {
-		stage("kmemleak scan");
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		stage("kmemleak scan");
 		kmemleak_scan();
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (t1.tv_sec - t0.tv_sec < KMEMLEAK_MIN_AGE_S) {
-			rest.tv_sec = KMEMLEAK_MIN_AGE_S - (t1.tv_sec - t0.tv_sec);
-			while (nanosleep(&rest, &rest) && errno == EINTR)
-				;
-		}
+		ns = t0.tv_nsec + KMEMLEAK_MIN_AGE_NS;
+		t0.tv_sec += ns / 1000000000;
+		t0.tv_nsec = ns % 1000000000;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t0, NULL) == EINTR)
+			;
 		stage("kmemleak second scan");
 		kmemleak_scan();
 		copy_file("/sys/kernel/debug/kmemleak", path_in_out("kmemleak"));
