@@ -15,8 +15,9 @@
 # and notifier probes) and as one batch (one ioctl; with -a the HMM and
 # notifier probes 4096 times), and restores one invalidated range. What
 # is timed is what userptr-bench times (its median of REPS), so that
-# loading the probes (seconds under TCG) does not count as overhead. Then one more traced run with the
-# kernel's BPF statistics on gives each probe's own run time.
+# loading the probes (seconds under TCG) does not count as overhead.
+# Then one more traced run with the kernel's BPF statistics on gives each
+# probe's own run time.
 #
 # Example output: see docs/kfdtrace.md (the probe table follows).
 set -eu
