@@ -253,32 +253,37 @@ static int spawn(char *const argv[], const char *cwd)
 	return wait_for(pid);
 }
 
-static void write_file(const char *path, const char *s)
+/* Returns 0, or the errno of the open or write that failed. */
+static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int err = 0;
 
 	if (fd < 0)
-		return;
-	if (write(fd, s, strlen(s)) < 0)
-		stage("writing %s failed: %s", path, strerror(errno));
+		return errno;
+	if (write(fd, s, strlen(s)) < 0) {
+		err = errno;
+		stage("writing %s failed: %s", path, strerror(err));
+	}
 	close(fd);
+	return err;
 }
 
 /*
  * One kmemleak scan, written by a child: a scan stops, silently, when its
  * writer has a signal pending (scan_should_stop()), and PID 1 is sent
- * SIGCHLD by every orphan it reaps.
+ * SIGCHLD by every orphan it reaps. Returns the write's errno: EPERM when
+ * kmemleak is off (vm-run --no-kmemleak boots with kmemleak=off).
  */
-static void kmemleak_scan(void)
+static int kmemleak_scan(void)
 {
 	pid_t pid = fork();
 
-	if (pid == 0) {
-		write_file("/sys/kernel/debug/kmemleak", "scan");
-		_exit(0);
-	}
-	if (pid > 0)
-		wait_for(pid);
+	if (pid == 0)
+		_exit(write_file("/sys/kernel/debug/kmemleak", "scan"));
+	if (pid < 0)
+		return errno;
+	return wait_for(pid);
 }
 
 static void copy_file(const char *from, const char *to)
@@ -297,6 +302,36 @@ static void copy_file(const char *from, const char *to)
 	close(in);
 	if (o >= 0)
 		close(o);
+}
+
+/*
+ * kmemleak reports an unreferenced object on the second scan that finds it
+ * (the first records its checksum) and only once it is 5 s old: scan, wait
+ * until 5 s have passed since the command ended, so that its last
+ * allocations are old enough, and scan again. Called when the command
+ * has ended.
+ */
+static void scan_for_leaks(void)
+{
+	struct timespec t0;
+	long long ns;
+
+	if (access("/sys/kernel/debug/kmemleak", F_OK))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	stage("kmemleak scan");
+	if (kmemleak_scan() == EPERM) {
+		stage("kmemleak is off: no leak scan");
+		return;
+	}
+	ns = t0.tv_nsec + KMEMLEAK_MIN_AGE_NS;
+	t0.tv_sec += ns / 1000000000;
+	t0.tv_nsec = ns % 1000000000;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t0, NULL) == EINTR)
+		;
+	stage("kmemleak second scan");
+	kmemleak_scan();
+	copy_file("/sys/kernel/debug/kmemleak", path_in_out("kmemleak"));
 }
 
 /* The kernel log as dmesg(1) prints it: the "<level>" prefixes dropped. */
@@ -376,8 +411,6 @@ static void setup_stdio(void)
 
 int main(void)
 {
-	struct timespec t0;
-	long long ns;
 	struct strv cwd = { 0 }, path = { 0 }, keep = { 0 }, load = { 0 };
 	struct strv cmd = { 0 };
 	char status_s[16], *env_path;
@@ -461,25 +494,7 @@ int main(void)
 	}
 
 save:
-	/*
-	 * kmemleak reports an unreferenced object on the second scan that
-	 * finds it (the first records its checksum) and only once it is 5 s
-	 * old: scan, wait until 5 s have passed since the command ended, so
-	 * that its last allocations are old enough, and scan again.
-	 */
-	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		stage("kmemleak scan");
-		kmemleak_scan();
-		ns = t0.tv_nsec + KMEMLEAK_MIN_AGE_NS;
-		t0.tv_sec += ns / 1000000000;
-		t0.tv_nsec = ns % 1000000000;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t0, NULL) == EINTR)
-			;
-		stage("kmemleak second scan");
-		kmemleak_scan();
-		copy_file("/sys/kernel/debug/kmemleak", path_in_out("kmemleak"));
-	}
+	scan_for_leaks();
 	stage("powering off");
 	save_dmesg(path_in_out("dmesg"));
 	snprintf(status_s, sizeof(status_s), "%d\n", status);
