@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest suite of the batch userptr core: the helper's KUnit suite, then the
 # emulated device's selftests (with zram swap for the MADV_PAGEOUT test),
-# then kfdtrace's ioctl counts against the device, then unloading the
-# device, which must leave nothing behind.
+# libuserptr on the device, userptr-bench's counts, then unloading the
+# device, which must leave nothing behind. kfdtrace and the bpftrace views
+# on the device are guest/kfdtrace's (tools/selftests/kfdtrace).
 # Runs inside the guest (scripts/vm-run), prints TAP lines.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -21,44 +22,6 @@ if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
 fi
 
 . "$top/tools/selftests/userptr/lib.sh"
-
-# bt_expect NAME CMD REGEX...: run the four bpftrace views as one program
-# (bpftrace compiles slowly under TCG) with -c CMD; passes when the output
-# has a line matching each REGEX
-bt_expect() {
-	local name=$1 cmd=$2 out re ok=1 prog
-	shift 2
-	# one program may have one END: the scripts' ENDs only clear maps
-	prog=$(awk '/^#!/ { next } /^END$/ { skip = 1 } !skip { print } skip && /^}$/ { skip = 0 }' \
-		"$top"/bpf/bpftrace/{kfd_ioctl,hmm_fault,userptr_inval,userptr_restore}.bt
-	       echo 'END { clear(@class); clear(@start); clear(@evicted_at); }')
-	out=$(bpftrace -e "$prog" -c "$cmd" 2>&1)
-	for re in "$@"; do
-		printf '%s\n' "$out" | grep -Eq "$re" && continue
-		echo "no line matches: $re" | tap_diag
-		ok=0
-	done
-	if [ $ok -eq 1 ]; then
-		tap_ok "$name"
-	else
-		printf '%s\n' "$out" | grep -v '^$' | tail -n 30 | tap_diag
-		tap_fail "$name"
-	fi
-}
-
-# the bpftrace views on the device, with Debian's bpftrace: 16 ranges of
-# 2 MiB one by one and batched, then MADV_DONTNEED on a registered range
-# of the inv fixture's batch of 8 (2 batch calls, 24 ranges in all)
-bpftrace_views() {
-	bt_expect "bpftrace views: ioctls, HMM faults, invalidations, restores" \
-		"$top/build/bin/userptr_emu_tests -v r16_2m -t madv_dontneed" \
-		'^@calls\[userptr_emu_tes, emu_userptr\]: 16$' \
-		'^@calls\[userptr_emu_tes, emu_batch\]: 2$' \
-		'^@ranges\[userptr_emu_tes, emu_batch\]: 24$' \
-		'^@ret\[0\]: ([3-9][0-9]|[1-9][0-9]{2,})$' '^@pages: ([1-9][0-9]{4,})$' \
-		'^@invalidations\[[0-9]+, 1\]: [1-9]' '^@evicted\[[0-9]+\]: [1-9]' \
-		'^@evict_to_restore_us:' '^@populate_us:'
-}
 
 # userptr-bench, as a tool (its times are not asserted): the ioctls of
 # each mode, in its JSON, and every device read checked by it
@@ -83,48 +46,8 @@ bench_counts() {
 
 if tap_run "modprobe userptr_emu" load_emu; then
 	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
-	# kfdtrace against the device (one process of the test, followed
-	# through its fork): one alloc ioctl per range, or one for the batch;
-	# one notifier and at least one HMM fault per range either way (-a:
-	# the HMM and notifier probes too, off by default with the helper's
-	# tracepoints there)
-	tap_run "kfdtrace: 4096 ranges one by one take 4096 ioctls, as a batch 1" \
-		"$top/build/bin/kfdtrace" check -a \
-		--expect "ioctl.emu_userptr.calls == 4096" \
-		--expect "ioctl.emu_userptr.errors == 0" \
-		--expect "ioctl.emu_batch.calls == 1" \
-		--expect "ioctl.emu_batch.ranges == 4096" \
-		--expect "ranges.registered == 8192" \
-		--expect "ioctl.emu_free.calls == 4097" \
-		--expect "status == 0" \
-		--expect "probes.hmm == 1" --expect "probes.notifier == 1" \
-		--expect "probes.helper == 1" --expect "probes.emu == 1" \
-		--expect "notifier.insert == 8192" --expect "notifier.remove == 8192" \
-		--expect "batch.created == 4097" --expect "batch.destroyed == 4097" \
-		--expect "restore.faulted >= 8192" --expect "restore.errors == 0" \
-		--expect "refault.errors == 0" \
-		--expect "hmm.calls >= 8192" --expect "hmm.pages >= 8192" \
-		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
-	# the eviction verdict over invalidations of every kind and a storm,
-	# with the default probes: the helper's refault times, no HMM pair
-	tap_run "kfdtrace: eviction verdict pass over the invalidation tests" \
-		"$top/build/bin/kfdtrace" check \
-		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \
-		--expect "probes.hmm == 0" --expect "probes.notifier == 0" \
-		--expect "restore.faulted >= 4096" --expect "refault.ranges >= 5" \
-		--expect "refault.p99_us > 0" \
-		--expect "evict.emu >= 5" --expect "restore.emu >= 5" --expect "status == 0" \
-		-- "$top/build/bin/userptr_emu_tests" -t madv_dontneed -t munmap_one_range \
-		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
-		-t register_4096_under_invalidation_storm
-	bpftrace_views
-	# the library and the workloads on it
+	# the library and the benchmark on it
 	"$top/build/bin/userptr_lib_tests" || TAP_FAILED=$((TAP_FAILED + 1))
-	tap_run "userptr-stress: no stale read, and kfdtrace's verdict passes" \
-		"$top/build/bin/kfdtrace" check \
-		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \
-		--expect "status == 0" --expect "evict.emu >= 10" --expect "ioctl.emu_batch.calls == 1" \
-		-- "$top/build/bin/userptr-stress" -n 64 -s 16k -i 120
 	bench_counts
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
