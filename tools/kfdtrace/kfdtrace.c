@@ -602,31 +602,37 @@ static int nlinks;
  * The kernel's BTF, parsed on the first question that needs it. The
  * skeleton's load parses vmlinux BTF anyway; a parse of our own adds about
  * a second to the start-up in the TCG guest (7 to 8 s). With the helper's
- * tracepoints there and no -a, nothing asks; amdgpu's BTF is parsed only
- * when amdgpu is loaded.
+ * tracepoints there and no -a, nothing asks; amdgpu's BTF (and vmlinux's
+ * under it) is parsed only when amdgpu is loaded.
  */
-static struct btf *kernel_btf(bool amdgpu)
+static struct btf *vmlinux_btf(void)
 {
-	static struct btf *vmlinux_btf, *amdgpu_btf;
-	static bool vmlinux_tried, amdgpu_tried;
+	static struct btf *btf;
+	static bool tried;
 
-	if (amdgpu && access(AMDGPU_BTF, R_OK))
+	if (tried)
+		return btf;
+	tried = true;
+	btf = btf__load_vmlinux_btf();
+	if (libbpf_get_error(btf))
+		btf = NULL;
+	return btf;
+}
+
+static struct btf *amdgpu_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (tried)
+		return btf;
+	tried = true;
+	if (access(AMDGPU_BTF, R_OK) || !vmlinux_btf())
 		return NULL;
-	if (!vmlinux_tried) {
-		vmlinux_tried = true;
-		vmlinux_btf = btf__load_vmlinux_btf();
-		if (libbpf_get_error(vmlinux_btf))
-			vmlinux_btf = NULL;
-	}
-	if (!amdgpu)
-		return vmlinux_btf;
-	if (!amdgpu_tried && vmlinux_btf) {
-		amdgpu_btf = btf__parse_split(AMDGPU_BTF, vmlinux_btf);
-		if (libbpf_get_error(amdgpu_btf))
-			amdgpu_btf = NULL;
-	}
-	amdgpu_tried = true;
-	return amdgpu_btf;
+	btf = btf__parse_split(AMDGPU_BTF, vmlinux_btf());
+	if (libbpf_get_error(btf))
+		btf = NULL;
+	return btf;
 }
 
 static bool btf_has_func(struct btf *btf, const char *fn)
@@ -643,9 +649,9 @@ static bool target_exists(const char *t)
 	if (!t)
 		return true;
 	if (!strncmp(t, "fn:", 3))
-		return btf_has_func(kernel_btf(false), t + 3);
+		return btf_has_func(vmlinux_btf(), t + 3);
 	if (!strncmp(t, "amdgpu:", 7))
-		return btf_has_func(kernel_btf(true), t + 7);
+		return btf_has_func(amdgpu_btf(), t + 7);
 	if (!strncmp(t, "tp:", 3)) {
 		snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", t + 3);
 		if (!stat(path, &st))
