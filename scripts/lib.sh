@@ -4,8 +4,12 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 KSRC=$BUILD/linux			# the kernel git tree (base + series)
-KVER_PINNED=$(sed -n 's/^version //p' "$TOP/kernel/BASE")	# what the series is based on
-KTARBALL=/usr/src/linux-source-6.12.tar.xz
+KVER_PINNED=$(sed -n 's/^version //p' "${KBASE:-$TOP/kernel/BASE}")	# what the series is based on
+KTARBALL=${KTARBALL:-/usr/src/linux-source-6.12.tar.xz}	# KBASE, KTARBALL: for the scripts' tests
+# The base commit, kept once per machine as ccache keeps objects: a fresh
+# clone checks it out instead of unpacking and committing the tarball again.
+# Empty: no cache.
+KBASE_CACHE=${KBASE_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/kfd-batch-userptr/linux-base.git}
 PATCHES=${KPATCHES:-$TOP/kernel/patches}	# KPATCHES: for the scripts' tests
 STAMP=$KSRC/.git/kfdbatch-applied	# "<series fingerprint> <HEAD after am>"
 JOBS=${JOBS:-$(($(nproc) + 1))}

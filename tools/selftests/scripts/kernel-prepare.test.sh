@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/kernel-prepare on a small stand-in tree: an empty series, a good
 # series, re-running without change, a series that does not apply, and
-# unexported work in the tree. Host only, a few seconds.
+# unexported work in the tree; a fresh tree from a stand-in tarball, then
+# from the machine's base cache. Host only, a few seconds.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
@@ -89,5 +90,71 @@ rm -f "$k/.git/kfdbatch-applied"
 prep 2>/dev/null
 [ "$(cat "$k/file.c")" = "$want" ] && tap_ok "the exported series rebuilds the same tree" ||
 	tap_fail "the exported series rebuilds the same tree"
+
+
+# A fresh tree: from the tarball, whose commit must be the pin, then from the
+# machine's cache of the base, then from the tarball again for another pin.
+export BUILD=$tmp/fresh KBASE_CACHE=$tmp/cache/linux-base.git
+k=$BUILD/linux
+# tarball NAME CONTENT: a stand-in for Debian's linux-source tarball
+tarball() {
+	mkdir -p "$tmp/$1/linux-source"
+	printf 'kernelversion:\n\t@echo 9.9.9\n' >"$tmp/$1/linux-source/Makefile"
+	printf '%s\n' "$2" >"$tmp/$1/linux-source/file.c"
+	printf '*.o\n# Debian packaging: ignore everything\n/*\n!/debian/\n' >"$tmp/$1/linux-source/.gitignore"
+	tar -cJf "$tmp/$1.tar.xz" -C "$tmp/$1" linux-source
+	echo "$tmp/$1.tar.xz"
+}
+pin() { printf 'version 9.9.9\ncommit %s\n' "$1" >"$KBASE"; }
+cached() { git -C "$KBASE_CACHE" rev-parse -q --verify 'refs/tags/base^{commit}' 2>/dev/null; }
+export KTARBALL
+KTARBALL=$(tarball t1 "$(printf 'one\ntwo\nthree')")
+: >"$KPATCHES/series"
+pin 0000000000000000000000000000000000000000
+out=$(prep 2>&1) && rc=0 || rc=$?
+pin1=$(printf '%s' "$out" | sed -n 's/.*base commit is \([0-9a-f]\{40\}\), kernel\/BASE pins 0\{40\}.*/\1/p')
+[ $rc -ne 0 ] && [ -n "$pin1" ] && [ ! -e "$k" ] && [ ! -e "$KBASE_CACHE" ] &&
+	tap_ok "a tarball that does not give the pinned commit fails naming both, caching nothing" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "a tarball that does not give the pinned commit fails naming both, caching nothing"; }
+
+rm -rf "$BUILD"
+pin "$pin1"
+tap_run "fresh tree from the tarball" prep
+[ "$(git -C "$k" rev-parse base)" = "$pin1" ] && [ "$(cached)" = "$pin1" ] &&
+	tap_ok "the base is tagged and kept in the cache" || tap_fail "the base is tagged and kept in the cache"
+
+rm -rf "$BUILD"
+KTARBALL=$tmp/no-such.tar.xz
+out=$(prep 2>&1) && rc=0 || rc=$?
+[ $rc -eq 0 ] && printf '%s' "$out" | grep -q "checking the base out of" &&
+	[ "$(git -C "$k" rev-parse HEAD)" = "$pin1" ] && [ "$(git -C "$k" rev-parse base)" = "$pin1" ] &&
+	[ "$(git -C "$k" symbolic-ref HEAD)" = refs/heads/main ] && [ "$(cat "$k/file.c")" = "$(printf 'one\ntwo\nthree')" ] &&
+	[ -z "$(git -C "$k" status --porcelain)" ] && [ -z "$(git -C "$k" remote)" ] &&
+	tap_ok "a fresh tree comes from the cache, without the tarball, at base on main, clean, without a remote" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "a fresh tree comes from the cache, without the tarball, at base on main, clean, without a remote"; }
+printf '%s\n' "$good1" >"$KPATCHES/series"
+prep 2>/dev/null && grep -q TWO "$k/file.c" 2>/dev/null &&
+	tap_ok "the series applies on a tree from the cache" || tap_fail "the series applies on a tree from the cache"
+
+# another pin: the cache has not got it, so the tarball is used and cached
+rm -rf "$BUILD"
+: >"$KPATCHES/series"
+KTARBALL=$(tarball t2 two)
+pin 0000000000000000000000000000000000000000
+pin2=$(prep 2>&1 | sed -n 's/.*base commit is \([0-9a-f]\{40\}\),.*/\1/p')
+rm -rf "$BUILD" "$BUILD/linux.tmp"
+pin "$pin2"
+out=$(prep 2>&1) && rc=0 || rc=$?
+[ $rc -eq 0 ] && ! printf '%s' "$out" | grep -q "checking the base out of" &&
+	[ "$(cat "$k/file.c")" = two ] && [ "$(cached)" = "$pin2" ] && [ "$(cat "$k/.gitignore")" = "*.o" ] &&
+	tap_ok "a cache without the pinned base is not used, and then keeps the new one (Debian's ignore-all rule dropped)" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "a cache without the pinned base is not used, and then keeps the new one (Debian's ignore-all rule dropped)"; }
+
+rm -rf "$BUILD"
+KBASE_CACHE=/proc/no-such-dir/linux-base.git
+out=$(prep 2>&1) && rc=0 || rc=$?
+[ $rc -eq 0 ] && printf '%s' "$out" | grep -q "could not keep the base" && [ "$(cat "$k/file.c")" = two ] &&
+	tap_ok "a cache that cannot be written is no error" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "a cache that cannot be written is no error"; }
 
 [ $TAP_FAILED -eq 0 ]
