@@ -15,8 +15,9 @@
  * list of NUL-terminated strings: cwd, path (the caller's PATH), keep (host
  * directories the guest's tmpfs mounts must not hide: the tree and the
  * caller's directory), load (modules: a name for modprobe, a path ending
- * in .ko for insmod) and cmd (argv). Output: DIR/status (the command's
- * exit status, 125 when a module failed to load), DIR/dmesg, DIR/kmemleak.
+ * in .ko for insmod), cmd (argv) and modroot (where modprobe looks).
+ * Output: DIR/status (the command's exit status, 125 when a module failed
+ * to load), DIR/dmesg, DIR/kmemleak.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -412,8 +413,8 @@ static void setup_stdio(void)
 int main(void)
 {
 	struct strv cwd = { 0 }, path = { 0 }, keep = { 0 }, load = { 0 };
-	struct strv cmd = { 0 };
-	char status_s[16], *env_path;
+	struct strv cmd = { 0 }, modroot = { 0 };
+	char status_s[16], *modprobe_opts;
 	int status = 0, i;
 	size_t n;
 
@@ -433,7 +434,8 @@ int main(void)
 		 "trans=virtio,version=9p2000.L,msize=1048576", 0);
 	if (read_strv("cwd", &cwd) || cwd.n != 1 || read_strv("path", &path) ||
 	    path.n != 1 || read_strv("keep", &keep) ||
-	    read_strv("load", &load) || read_strv("cmd", &cmd) || cmd.n < 1) {
+	    read_strv("load", &load) || read_strv("cmd", &cmd) || cmd.n < 1 ||
+	    read_strv("modroot", &modroot) || modroot.n != 1) {
 		stage("%s/guest/ is missing or malformed", out_dir);
 		status = STATUS_LOAD_FAILED;
 		goto save;
@@ -459,17 +461,20 @@ int main(void)
 	sethostname("guest", 5);
 
 	/*
-	 * The read-only root has no /lib/modules for this kernel: vm-run
-	 * wrote a modprobe that looks in the build's modroot; it comes first
-	 * in PATH, and the kernel's own module requests use it too.
+	 * The read-only root has no /lib/modules for this kernel, and no
+	 * place to mount one: modprobe takes the build's modroot from
+	 * MODPROBE_OPTIONS, without a wrapper script's exec (a second or
+	 * more each). The kernel's own module requests get an environment
+	 * of their own: vm-run wrote a wrapper for those.
 	 */
-	write_file("/proc/sys/kernel/modprobe", path_in_out("bin/modprobe"));
-	n = strlen(out_dir) + strlen(path.v[0]) + 6;
-	env_path = malloc(n);
-	if (!env_path)
+	write_file("/proc/sys/kernel/modprobe", path_in_out("guest/modprobe"));
+	n = strlen(modroot.v[0]) + 4;
+	modprobe_opts = malloc(n);
+	if (!modprobe_opts)
 		goto off;
-	snprintf(env_path, n, "%s/bin:%s", out_dir, path.v[0]);
-	setenv("PATH", env_path, 1);
+	snprintf(modprobe_opts, n, "-d %s", modroot.v[0]);
+	setenv("MODPROBE_OPTIONS", modprobe_opts, 1);
+	setenv("PATH", path.v[0], 1);
 	setenv("HOME", "/root", 1);
 	setenv("TERM", "dumb", 1);
 
