@@ -24,14 +24,14 @@ bt_expect() {
 	       echo 'END { clear(@class); clear(@start); clear(@evicted_at); }')
 	out=$(bpftrace -e "$prog" -c "$cmd" 2>&1)
 	for re in "$@"; do
-		printf '%s\n' "$out" | grep -Eq "$re" && continue
+		has_line "$re" <<<"$out" && continue
 		echo "no line matches: $re" | tap_diag
 		ok=0
 	done
 	if [ $ok -eq 1 ]; then
 		tap_ok "$name"
 	else
-		printf '%s\n' "$out" | grep -v '^$' | tail -n 30 | tap_diag
+		tap_diag_last 30 . <<<"$out"
 		tap_fail "$name"
 	fi
 }

@@ -20,6 +20,29 @@ tap_diag() {
 	[ ${#lines[@]} -eq 0 ] || printf '# %s\n' "${lines[@]}"
 }
 
+# tap_diag_last N [ERE]: the last N lines of stdin (of those matching ERE,
+# when given) as diagnostics; builtins only, as tap_diag
+tap_diag_last() {
+	local n=$1 re=${2:-} l lines kept=()
+	mapfile -t lines
+	for l in "${lines[@]}"; do
+		if [ -z "$re" ] || [[ $l =~ $re ]]; then kept+=("$l"); fi
+	done
+	[ ${#kept[@]} -le "$n" ] || kept=("${kept[@]: -$n}")
+	[ ${#kept[@]} -eq 0 ] || printf '# %s\n' "${kept[@]}"
+}
+
+# has_line ERE: true when a line of stdin matches ERE (grep -Eq without
+# its exec)
+has_line() {
+	local l lines
+	mapfile -t lines
+	for l in "${lines[@]}"; do
+		[[ $l =~ $1 ]] && return 0
+	done
+	return 1
+}
+
 # tap_run NAME CMD...: one case that passes when CMD exits 0; CMD's
 # output is shown as diagnostics.
 tap_run() {

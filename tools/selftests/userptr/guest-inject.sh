@@ -35,7 +35,7 @@ expect_fail() {
 	load_emu || { tap_fail "modprobe userptr_emu"; return; }
 	out=$("$kt" record -o /tmp/base.json -- "$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	if [ $rc -ne 0 ]; then
-		printf '%s\n' "$out" | grep -E '^(not )?ok|^#' | tail -n 5 | tap_diag
+		tap_diag_last 5 '^(not )?ok|^#' <<<"$out"
 		tap_fail "without $sw, $t passes"
 		modprobe -r userptr_emu
 		return
@@ -44,8 +44,8 @@ expect_fail() {
 	echo 1 >"$params/$sw"
 	out=$("$kt" record -o /tmp/broken.json -- "$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
-	printf '%s\n' "$out" | grep -E '^(not )?ok|^# ' | grep -v '^# *$' | tail -n 6 | tap_diag
-	if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "^not ok .*$t"; then
+	tap_diag_last 6 '^(not )?ok|^# +.*[^ ]' <<<"$out"
+	if [ $rc -ne 0 ] && has_line "^not ok .*$t" <<<"$out"; then
 		tap_ok "$sw makes $t fail"
 	else
 		tap_fail "$sw makes $t fail (it passed)"
@@ -63,7 +63,7 @@ stress_fail() {
 	load_emu || { tap_fail "modprobe userptr_emu"; return; }
 	out=$("${stress[@]}" 2>&1) && rc=0 || rc=$?
 	if [ $rc -ne 0 ]; then
-		printf '%s\n' "$out" | tail -n 5 | tap_diag
+		tap_diag_last 5 <<<"$out"
 		tap_fail "without $sw, userptr-stress passes"
 		modprobe -r userptr_emu
 		return
@@ -71,8 +71,8 @@ stress_fail() {
 	echo 1 >"$params/$sw"
 	out=$("${stress[@]}" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
-	printf '%s\n' "$out" | tail -n 4 | tap_diag
-	if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q "$what"; then
+	tap_diag_last 4 <<<"$out"
+	if [ $rc -eq 1 ] && has_line "$what" <<<"$out"; then
 		tap_ok "$sw makes userptr-stress fail ($what)"
 	else
 		tap_fail "$sw makes userptr-stress fail ($what): exit $rc"
