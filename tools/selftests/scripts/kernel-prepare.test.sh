@@ -150,6 +150,22 @@ out=$(prep 2>&1) && rc=0 || rc=$?
 	tap_ok "a cache without the pinned base is not used, and then keeps the new one (Debian's ignore-all rule dropped)" ||
 	{ printf '%s\n' "$out" | tap_diag; tap_fail "a cache without the pinned base is not used, and then keeps the new one (Debian's ignore-all rule dropped)"; }
 
+# a cache on another file system (tmpfs) gets a copy: no hardlinks there
+shm=$(mktemp -d /dev/shm/kernel-prepare.test.XXXXXX 2>/dev/null) || shm=
+if [ -n "$shm" ] && [ "$(stat -f -c %T "$shm")" != "$(stat -f -c %T "$tmp")" ]; then
+	rm -rf "$BUILD"
+	KBASE_CACHE=$shm/linux-base.git
+	out=$(prep 2>&1) && rc=0 || rc=$?
+	[ $rc -eq 0 ] && [ "$(cached)" = "$pin2" ] && [ ! -e "$KBASE_CACHE/objects/objects" ] &&
+		[ -z "$(git -C "$KBASE_CACHE" fsck --no-dangling 2>&1)" ] &&
+		tap_ok "a cache on another file system gets a copy of the objects" ||
+		{ printf '%s\n' "$out" | tap_diag; tap_fail "a cache on another file system gets a copy of the objects"; }
+	rm -rf "$shm"
+else
+	[ -z "$shm" ] || rm -rf "$shm"
+	tap_skip "a cache on another file system gets a copy of the objects" "no /dev/shm on another file system"
+fi
+
 rm -rf "$BUILD"
 KBASE_CACHE=/proc/no-such-dir/linux-base.git
 out=$(prep 2>&1) && rc=0 || rc=$?
