@@ -8,8 +8,9 @@ KVER_PINNED=$(sed -n 's/^version //p' "${KBASE:-$TOP/kernel/BASE}")	# what the s
 KTARBALL=${KTARBALL:-/usr/src/linux-source-6.12.tar.xz}	# KBASE, KTARBALL: for the scripts' tests
 # The base commit, kept once per machine as ccache keeps objects: a fresh
 # clone checks it out instead of unpacking and committing the tarball again.
-# Empty: no cache.
-KBASE_CACHE=${KBASE_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/kfd-batch-userptr/linux-base.git}
+# Empty: no cache (also without HOME).
+_cache_home=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
+KBASE_CACHE=${KBASE_CACHE-${_cache_home:+$_cache_home/kfd-batch-userptr/linux-base.git}}
 PATCHES=${KPATCHES:-$TOP/kernel/patches}	# KPATCHES: for the scripts' tests
 STAMP=$KSRC/.git/kfdbatch-applied	# "<series fingerprint> <HEAD after am>"
 JOBS=${JOBS:-$(($(nproc) + 1))}
