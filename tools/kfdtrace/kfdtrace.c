@@ -610,12 +610,10 @@ static struct btf *vmlinux_btf(void)
 	static struct btf *btf;
 	static bool tried;
 
-	if (tried)
-		return btf;
-	tried = true;
-	btf = btf__load_vmlinux_btf();
-	if (libbpf_get_error(btf))
-		btf = NULL;
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();	/* NULL on error (libbpf 1.x) */
+	}
 	return btf;
 }
 
@@ -624,14 +622,11 @@ static struct btf *amdgpu_btf(void)
 	static struct btf *btf;
 	static bool tried;
 
-	if (tried)
-		return btf;
-	tried = true;
-	if (access(AMDGPU_BTF, R_OK) || !vmlinux_btf())
-		return NULL;
-	btf = btf__parse_split(AMDGPU_BTF, vmlinux_btf());
-	if (libbpf_get_error(btf))
-		btf = NULL;
+	if (!tried) {
+		tried = true;
+		if (!access(AMDGPU_BTF, R_OK) && vmlinux_btf())
+			btf = btf__parse_split(AMDGPU_BTF, vmlinux_btf());
+	}
 	return btf;
 }
 

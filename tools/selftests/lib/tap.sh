@@ -25,9 +25,13 @@ tap_diag() {
 tap_diag_last() {
 	local n=$1 re=${2:-} l lines kept=()
 	mapfile -t lines
-	for l in "${lines[@]}"; do
-		if [ -z "$re" ] || [[ $l =~ $re ]]; then kept+=("$l"); fi
-	done
+	if [ -z "$re" ]; then
+		kept=("${lines[@]}")
+	else
+		for l in "${lines[@]}"; do
+			[[ $l =~ $re ]] && kept+=("$l")
+		done
+	fi
 	[ ${#kept[@]} -le "$n" ] || kept=("${kept[@]: -$n}")
 	[ ${#kept[@]} -eq 0 ] || printf '# %s\n' "${kept[@]}"
 }

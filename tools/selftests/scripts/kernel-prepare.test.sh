@@ -142,7 +142,7 @@ rm -rf "$BUILD"
 KTARBALL=$(tarball t2 two)
 pin 0000000000000000000000000000000000000000
 pin2=$(prep 2>&1 | sed -n 's/.*base commit is \([0-9a-f]\{40\}\),.*/\1/p')
-rm -rf "$BUILD" "$BUILD/linux.tmp"
+rm -rf "$BUILD"
 pin "$pin2"
 out=$(prep 2>&1) && rc=0 || rc=$?
 [ $rc -eq 0 ] && ! printf '%s' "$out" | grep -q "checking the base out of" &&
