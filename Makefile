@@ -137,6 +137,15 @@ $(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_CO
 $(BIN)/guest-init: tools/guest-init/guest_init.c
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -Wall -Wextra -D_GNU_SOURCE -static $< -o $@
+# its initramfs, /init alone: stripped of what differs between clones
+# (debug info with their paths, the build ID), so that the guest snapshots
+# scripts/vm-run keeps per machine serve every clone of the same source
+$(BIN)/guest-init.cpio: $(BIN)/guest-init
+	rm -rf $@.d && mkdir -p $@.d
+	objcopy --strip-all --remove-section=.note.gnu.build-id $< $@.d/init
+	touch -d @0 $@.d/init
+	cd $@.d && echo init | cpio --quiet --reproducible -o -H newc -R 0:0 >../guest-init.cpio.tmp
+	mv $@.tmp $@ && rm -rf $@.d
 $(BIN)/host-tsc-khz: tools/guest-init/host_tsc_khz.c
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -Wall -Wextra $< -o $@

@@ -11,6 +11,9 @@ KTARBALL=${KTARBALL:-/usr/src/linux-source-6.12.tar.xz}	# KBASE, KTARBALL: for t
 # Empty: no cache (also without HOME).
 _cache_home=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
 KBASE_CACHE=${KBASE_CACHE-${_cache_home:+$_cache_home/kfd-batch-userptr/linux-base.git}}
+# Booted guests saved by scripts/vm-run, per kernel, memory and command
+# line: later runs start from them. Empty: every run boots.
+VM_SNAP_CACHE=${VM_SNAP_CACHE-${_cache_home:+$_cache_home/kfd-batch-userptr/vm-snap}}
 PATCHES=${KPATCHES:-$TOP/kernel/patches}	# KPATCHES: for the scripts' tests
 STAMP=$KSRC/.git/kfdbatch-applied	# "<series fingerprint> <HEAD after am>"
 JOBS=${JOBS:-$(($(nproc) + 1))}

@@ -10,8 +10,17 @@
  * shell version spent about 20 s of each boot in mount(8), stty(8),
  * sleep(1) and sh(1). Here the only execs are the ones vm-run asked for.
  *
- * Input, from the kernel command line: vm_out=DIR (the results directory,
- * a 9p share tagged "results"). From DIR/guest/, written by vm-run, each a
+ * It starts in an initramfs (stage one): once the kernel has booted, it
+ * says "ready" on a virtio-serial port named vmrun.ctl and waits there for
+ * the run's results directory. Nothing before that point depends on the
+ * run, so scripts/vm-run may save the guest there and start later runs of
+ * the same kernel from the saved state instead of booting. Then it mounts
+ * the host's root (9p, tag "hostroot"), moves to it, and goes on as below.
+ * After a restore the guest's clock is the one it was saved with and its
+ * random state is every restored run's: both are renewed here.
+ *
+ * Input: DIR (the results directory, a 9p share tagged "results") from the
+ * control port, a line. From DIR/guest/, written by vm-run, each a
  * list of NUL-terminated strings: cwd, path (the caller's PATH), keep (host
  * directories the guest's tmpfs mounts must not hide: the tree and the
  * caller's directory), load (modules: a name for modprobe, a path ending
@@ -19,6 +28,7 @@
  * Output: DIR/status (the command's exit status, 125 when a module failed
  * to load), DIR/dmesg, DIR/kmemleak.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -29,6 +39,9 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/random.h>
+#include <linux/rtc.h>
+#include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
@@ -54,6 +67,11 @@ struct strv {
  * directory that gets a tmpfs, and DIR/guest/ says what to keep visible.
  */
 #define RESULTS_STASH		"/dev/.vm-results"
+
+/* stage one: the control port's name, and where the host's root goes */
+#define CTL_PORT_NAME		"vmrun.ctl"
+#define NEWROOT			"/newroot"
+#define HOSTROOT_OPTS		"trans=virtio,version=9p2000.L,msize=1048576,cache=loose"
 
 /* The read-only host root has no room to write: these get a tmpfs. */
 static const char *const tmpfs_dirs[] = {
@@ -371,6 +389,150 @@ out:
 	free(buf);
 }
 
+/* The control port's device (/dev/vportNpM) in @dev, found by its name. */
+static int find_ctl_port(char *dev, size_t len)
+{
+	char path[300], name[64];
+	struct dirent *e;
+	int found = 0, fd;
+	ssize_t r;
+	DIR *d;
+
+	d = opendir("/sys/class/virtio-ports");
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		r = read(fd, name, sizeof(name) - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		name[r] = '\0';
+		name[strcspn(name, "\n")] = '\0';
+		if (!strcmp(name, CTL_PORT_NAME)) {
+			snprintf(dev, len, "/dev/%s", e->d_name);
+			found = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Stage one: say "ready" on the control port and wait for a line, the
+ * results directory; answer "ok". Returns the line, or NULL.
+ */
+static const char *wait_for_run(void)
+{
+	static char line[4096];
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	char dev[300];
+	size_t len = 0;
+	ssize_t r;
+	int fd = -1, i;
+
+	mkdir("/dev", 0755);
+	mkdir("/sys", 0755);
+	if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) ||
+	    mount("sysfs", "/sys", "sysfs", 0, NULL))
+		return NULL;
+	/* the port is added by a control message after the driver probed */
+	for (i = 0; i < 300 && fd < 0; i++) {
+		if (find_ctl_port(dev, sizeof(dev)))
+			fd = open(dev, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			nanosleep(&tick, NULL);
+	}
+	umount("/sys");
+	if (fd < 0) {
+		stage("no control port named %s", CTL_PORT_NAME);
+		return NULL;
+	}
+	if (write(fd, "ready\n", 6) != 6)
+		stage("writing to the control port failed: %s", strerror(errno));
+	/* a saved guest is saved here: what follows runs once per run */
+	while (len < sizeof(line) - 1 && !memchr(line, '\n', len)) {
+		r = read(fd, line + len, sizeof(line) - 1 - len);
+		if (r > 0)
+			len += r;
+		else if (r == 0 || errno == EINTR)
+			nanosleep(&tick, NULL);	/* the host is not connected yet */
+		else
+			break;
+		line[len] = '\0';
+	}
+	if (!memchr(line, '\n', len)) {
+		stage("no results directory from the control port");
+		close(fd);
+		return NULL;
+	}
+	line[strcspn(line, "\n")] = '\0';
+	if (write(fd, "ok\n", 3) != 3)
+		stage("writing to the control port failed: %s", strerror(errno));
+	close(fd);
+	return line;
+}
+
+/* Stage one's end: the host's root, read-only, becomes the root. */
+static int enter_hostroot(void)
+{
+	mkdir(NEWROOT, 0755);
+	if (mount("hostroot", NEWROOT, "9p", MS_RDONLY, HOSTROOT_OPTS) ||
+	    mount("/dev", NEWROOT "/dev", NULL, MS_MOVE, NULL) ||
+	    chdir(NEWROOT) || mount(".", "/", NULL, MS_MOVE, NULL) ||
+	    chroot(".") || chdir("/")) {
+		stage("mounting the host's root failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A guest started from a saved state has the clock it was saved with,
+ * and the random state every other start from it has. The RTC (QEMU's,
+ * on the host's clock) gives the time, to the second, and a reseed of the
+ * kernel's generator from the CPU's (RDRAND) makes its output this run's.
+ * A booted guest is within a second of the RTC already: left alone.
+ */
+static void renew_clock_and_random(void)
+{
+	struct timespec now;
+	struct rtc_time rt;
+	struct tm tm = { 0 };
+	time_t rtc;
+	int fd;
+
+	fd = open("/dev/rtc0", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !ioctl(fd, RTC_RD_TIME, &rt)) {
+		tm.tm_sec = rt.tm_sec;
+		tm.tm_min = rt.tm_min;
+		tm.tm_hour = rt.tm_hour;
+		tm.tm_mday = rt.tm_mday;
+		tm.tm_mon = rt.tm_mon;
+		tm.tm_year = rt.tm_year;
+		rtc = timegm(&tm);
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (rtc > now.tv_sec + 1 || rtc < now.tv_sec - 1) {
+			stage("clock set from the RTC: %lld s later",
+			      (long long)(rtc - now.tv_sec));
+			now.tv_sec = rtc;
+			now.tv_nsec = 0;
+			clock_settime(CLOCK_REALTIME, &now);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, RNDRESEEDCRNG))
+		stage("reseeding the random generator failed: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * CMD's output goes to the host's stdout through the virtio console. Its
  * port is added by a control message after the driver probed, so hvc0 may
@@ -418,13 +580,11 @@ int main(void)
 	int status = 0, i;
 	size_t n;
 
-	out_dir = getenv("vm_out");
-	if (!out_dir) {
-		stage("vm_out= missing from the kernel command line");
+	out_dir = wait_for_run();
+	if (!out_dir || enter_hostroot())
 		goto off;
-	}
+	renew_clock_and_random();
 
-	/* the kernel mounted devtmpfs (DEVTMPFS_MOUNT) */
 	stage("mounting proc, sysfs, results, tmpfs, debugfs, tracefs");
 	do_mount("proc", "/proc", "proc", 0, NULL, 0);
 	do_mount("sysfs", "/sys", "sysfs", 0, NULL, 0);

@@ -4,8 +4,10 @@
 # loading, and that a kernel warning, a leak, a crash or a hang fails the
 # run even when the command succeeds; the guest's clock and timers keep
 # real time; a tree below /tmp works; --mem sizes the guest; q35 boots
-# too. Five boots and a timeout; all but the clean boot and the leak
-# test run with kmemleak off.
+# too; a booted guest is saved, restored, and booted past when it does not
+# start. Three boots (q35 and two in a snapshot cache of their own), the
+# rest from saved guests; all but the clean run and the leak test run with
+# kmemleak off.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
@@ -77,14 +79,54 @@ else
 	tap_fail "the command's exit status comes back (3), no splat on a clean boot"
 fi
 cd "$top"
-echo "boot, command and shutdown took $(($(date +%s) - start)) s" | tap_diag
-grep -h "vm-run: running the command" "$vm_out/dmesg" 2>/dev/null |
-	sed 's/^\[ *\([0-9.]*\)\].*/guest reached the command after \1 s (guest clock)/' | tap_diag
+echo "start ($(cat "$vm_out/boot" 2>/dev/null)), command and shutdown took $(($(date +%s) - start)) s" |
+	tap_diag
 rm -rf "$t"
 vm_run=$top/scripts/vm-run vm_out=$top/build/check/vm-run.test
 
-# The boots below test vm-run, not the kernel's memory: kmemleak off
-# spares each about 17 s (7 s of tracking at boot, the scans at the end).
+# Saved guests, in a cache of their own: the first run boots and saves,
+# the next starts from it with its own clock and random numbers, and a
+# saved guest QEMU does not take is booted past and replaced.
+snaps=$(mktemp -d)
+now='echo "$EPOCHSECONDS $(</proc/sys/kernel/random/uuid)"'
+# boot_is PATTERN: this run's start, as $vm_out/boot says, matches
+boot_is() {
+	local b
+	b=$(cat "$vm_out/boot" 2>/dev/null)
+	[[ "$b" =~ $1 ]] && return 0
+	echo "the run started as \"$b\", not /$1/" | tap_diag
+	return 1
+}
+VM_SNAP_CACHE=$snaps run_vm 0 --no-kmemleak -- bash -c "$now" && boot_is "^booted, saved $snaps/" &&
+	snap=$(echo "$snaps"/*.snap) && [ -f "$snap" ] &&
+	tap_ok "a first run boots and saves the booted guest" ||
+	tap_fail "a first run boots and saves the booted guest"
+read -r t1 u1 <<<"$out"
+start=$(date +%s)
+VM_SNAP_CACHE=$snaps run_vm 0 --no-kmemleak -- bash -c "$now" && boot_is "^restored $snaps/" &&
+	tap_ok "the next run starts from it" ||
+	tap_fail "the next run starts from it"
+read -r t2 u2 <<<"$out"
+echo "a run from the saved guest took $(($(date +%s) - start)) s" | tap_diag
+# the guest's clock against the host's when the command ran
+[ -n "${t2:-}" ] && [ "$t2" -ge "$start" ] && [ "$t2" -le "$(date +%s)" ] &&
+	tap_ok "a restored guest's clock is the host's" ||
+	{ echo "guest: ${t2:-?}, host: $start to $(date +%s)" | tap_diag
+	  tap_fail "a restored guest's clock is the host's"; }
+[ -n "${u1:-}" ] && [ -n "${u2:-}" ] && [ "$u1" != "$u2" ] &&
+	tap_ok "a restored guest's random numbers are its own" ||
+	{ echo "first: ${u1:-?}, restored: ${u2:-?}" | tap_diag
+	  tap_fail "a restored guest's random numbers are its own"; }
+[ -f "${snap:-}" ] && head -c 1000000 "$snap" >"$snap.cut" && mv "$snap.cut" "$snap"
+VM_SNAP_CACHE=$snaps run_vm 0 --no-kmemleak -- true && boot_is "^booted, saved $snaps/" &&
+	printf '%s' "$out" | grep -q "did not start; booting" &&
+	[ "$(stat -c %s "$snap")" -gt 1000000 ] &&
+	tap_ok "a saved guest that does not start is booted past and saved anew" ||
+	tap_fail "a saved guest that does not start is booted past and saved anew"
+rm -rf "$snaps"
+
+# The runs below test vm-run, not the kernel's memory: kmemleak off
+# spares each the scans at the end (10 s each at 512 MiB).
 # The clean boot above and the leak test run with it.
 run_vm 0 --no-kmemleak --machine q35 -- test -c /dev/hvc0 &&
 	tap_ok "the q35 machine (PCI, full ACPI) boots and runs the command" ||
