@@ -4,7 +4,7 @@
 # perf writes there), loads the emulated device if it is not, lets perf
 # see kernel symbols and call chains, and keeps the guest's kallsyms in
 # $out for perf report on the host. Needs $top.
-out=$(sed -n 's/.*vm_out=\([^ ]*\).*/\1/p' /proc/cmdline)
+out=${VM_OUT:-}
 [ -n "$out" ] || { echo "${0##*/}: run it under scripts/vm-run" >&2; exit 2; }
 if [ ! -e /dev/userptr_emu ]; then
 	. "$top/tools/selftests/userptr/lib.sh"

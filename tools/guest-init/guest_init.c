@@ -25,8 +25,8 @@
  * directories the guest's tmpfs mounts must not hide: the tree and the
  * caller's directory), load (modules: a name for modprobe, a path ending
  * in .ko for insmod), cmd (argv) and modroot (where modprobe looks).
- * Output: DIR/status (the command's exit status, 125 when a module failed
- * to load), DIR/dmesg, DIR/kmemleak.
+ * The command finds DIR in $VM_OUT. Output: DIR/status (the command's exit
+ * status, 125 when a module failed to load), DIR/dmesg, DIR/kmemleak.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -634,6 +634,7 @@ int main(void)
 		goto off;
 	snprintf(modprobe_opts, n, "-d %s", modroot.v[0]);
 	setenv("MODPROBE_OPTIONS", modprobe_opts, 1);
+	setenv("VM_OUT", out_dir, 1);
 	setenv("PATH", path.v[0], 1);
 	setenv("HOME", "/root", 1);
 	setenv("TERM", "dumb", 1);
