@@ -143,7 +143,7 @@ $(BIN)/guest-init: tools/guest-init/guest_init.c
 $(BIN)/guest-init.cpio: $(BIN)/guest-init
 	rm -rf $@.d && mkdir -p $@.d
 	objcopy --strip-all --remove-section=.note.gnu.build-id $< $@.d/init
-	touch -d @0 $@.d/init
+	chmod 0755 $@.d/init && touch -d @0 $@.d/init
 	cd $@.d && echo init | cpio --quiet --reproducible -o -H newc -R 0:0 >../guest-init.cpio.tmp
 	mv $@.tmp $@ && rm -rf $@.d
 $(BIN)/host-tsc-khz: tools/guest-init/host_tsc_khz.c

@@ -81,12 +81,16 @@ static const char *const tmpfs_dirs[] = {
 static const char *out_dir;	/* DIR, as the host and the command know it */
 static const char *res_dir = RESULTS_STASH;	/* where the share is now */
 
-/* Stage times go to the kernel log, next to what the kernel says. */
+/*
+ * Stage times go to the kernel log, next to what the kernel says. The
+ * device stays open: it is still there once stage one has moved /dev.
+ */
 static void stage(const char *fmt, ...)
 {
+	static int fd = -1;
 	char msg[512];
 	va_list ap;
-	int fd, len;
+	int len;
 
 	len = snprintf(msg, sizeof(msg), "vm-run: ");
 	va_start(ap, fmt);
@@ -95,12 +99,11 @@ static void stage(const char *fmt, ...)
 	if (len >= (int)sizeof(msg) - 1)
 		len = sizeof(msg) - 2;
 	msg[len++] = '\n';
-	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 	/* a failed write has nowhere else to be told */
-	len = write(fd, msg, len);
-	close(fd);
+	if (fd >= 0)
+		len = write(fd, msg, len);
 }
 
 static void do_mount(const char *src, const char *dst, const char *type,
@@ -529,6 +532,8 @@ static void renew_clock_and_random(void)
 	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, RNDRESEEDCRNG))
 		stage("reseeding the random generator failed: %s", strerror(errno));
+	else
+		stage("random generator reseeded");
 	if (fd >= 0)
 		close(fd);
 }
