@@ -73,6 +73,14 @@ struct strv {
 #define NEWROOT			"/newroot"
 #define HOSTROOT_OPTS		"trans=virtio,version=9p2000.L,msize=1048576,cache=loose"
 
+/*
+ * Virtio-serial ports are added by a control message after the driver
+ * probed, so they may appear after init starts: waits poll every 100 ms,
+ * 30 s at most.
+ */
+#define POLL_TRIES		300
+static const struct timespec poll_tick = { 0, 100 * 1000 * 1000 };
+
 /* The read-only host root has no room to write: these get a tmpfs. */
 static const char *const tmpfs_dirs[] = {
 	"/tmp", "/run", "/var/tmp", "/root", "/var/log",
@@ -432,7 +440,6 @@ static int find_ctl_port(char *dev, size_t len)
 static const char *wait_for_run(void)
 {
 	static char line[4096];
-	struct timespec tick = { 0, 100 * 1000 * 1000 };
 	char dev[300];
 	size_t len = 0;
 	ssize_t r;
@@ -443,12 +450,11 @@ static const char *wait_for_run(void)
 	if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) ||
 	    mount("sysfs", "/sys", "sysfs", 0, NULL))
 		return NULL;
-	/* the port is added by a control message after the driver probed */
-	for (i = 0; i < 300 && fd < 0; i++) {
+	for (i = 0; i < POLL_TRIES && fd < 0; i++) {
 		if (find_ctl_port(dev, sizeof(dev)))
 			fd = open(dev, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
-			nanosleep(&tick, NULL);
+			nanosleep(&poll_tick, NULL);
 	}
 	umount("/sys");
 	if (fd < 0) {
@@ -463,7 +469,7 @@ static const char *wait_for_run(void)
 		if (r > 0)
 			len += r;
 		else if (r == 0 || errno == EINTR)
-			nanosleep(&tick, NULL);	/* the host is not connected yet */
+			nanosleep(&poll_tick, NULL);	/* the host is not connected yet */
 		else
 			break;
 		line[len] = '\0';
@@ -545,15 +551,14 @@ static void renew_clock_and_random(void)
  */
 static void setup_stdio(void)
 {
-	struct timespec tick = { 0, 100 * 1000 * 1000 };
 	struct termios t;
 	int fd = -1, i;
 
-	for (i = 0; i < 300; i++) {
+	for (i = 0; i < POLL_TRIES; i++) {
 		fd = open("/dev/hvc0", O_RDWR | O_NOCTTY | O_CLOEXEC);
 		if (fd >= 0 || errno != ENOENT)
 			break;
-		nanosleep(&tick, NULL);
+		nanosleep(&poll_tick, NULL);
 	}
 	if (i > 0)
 		stage("waited %d x 100 ms for /dev/hvc0", i);
