@@ -45,7 +45,10 @@ bench_counts() {
 }
 
 if tap_run "modprobe userptr_emu" load_emu; then
-	"$top/build/bin/userptr_emu_tests" || TAP_FAILED=$((TAP_FAILED + 1))
+	# all but reg.r4096_4k, which guest/kfdtrace runs whole under kfdtrace
+	# (its status is one of the checks there): its 4096 registrations one
+	# by one, read back and freed, are 40-45 s of this guest's time
+	"$top/build/bin/userptr_emu_tests" -V r4096_4k || TAP_FAILED=$((TAP_FAILED + 1))
 	# the library and the benchmark on it
 	"$top/build/bin/userptr_lib_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	bench_counts
