@@ -158,7 +158,7 @@ run_vm 125 --no-kmemleak -- sh -c 'echo c >/proc/sysrq-trigger' && printf '%s' "
 
 # whatever the guest does, the limit holds
 start=$(date +%s)
-run_vm 124 --no-kmemleak --timeout 20 -- sleep 600 && [ $(($(date +%s) - start)) -lt 60 ] &&
+run_vm 124 --no-kmemleak --timeout 10 -- sleep 600 && [ $(($(date +%s) - start)) -lt 60 ] &&
 	tap_ok "a guest past --timeout is stopped (124)" ||
 	tap_fail "a guest past --timeout is stopped (124)"
 
