@@ -27,6 +27,11 @@ export KBUILD_BUILD_USER=kfdbatch KBUILD_BUILD_HOST=build
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=*'
 export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-25G}
+# A hit hashes every header the object was made with; the inode cache
+# keeps each file's hash for all the compiles after the first, where 4.7
+# does not by default (a fresh clone's compile step: 35-49 s without, 31 s
+# with it).
+export CCACHE_INODECACHE=${CCACHE_INODECACHE:-true}
 
 # kmake OBJDIR MAKE-ARGS...: make in the kernel tree for one object
 # directory, always with the same compiler and version settings (kbuild
