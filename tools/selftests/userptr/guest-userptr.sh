@@ -3,8 +3,10 @@
 # Guest suite of the batch userptr core: the helper's KUnit suite, then the
 # emulated device's selftests (with zram swap for the MADV_PAGEOUT test),
 # libuserptr on the device, userptr-bench's counts, then unloading the
-# device, which must leave nothing behind. kfdtrace and the bpftrace views
-# on the device are guest/kfdtrace's (tools/selftests/kfdtrace).
+# device, which must leave nothing behind; an eviction storm of
+# userptr-stress. kfdtrace and the bpftrace views on the device are
+# guest/kfdtrace's (tools/selftests/kfdtrace). This is the suite that runs
+# the device's code under kmemleak, besides guest/smoke's load and unload.
 # Runs inside the guest (scripts/vm-run), prints TAP lines.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -52,6 +54,11 @@ if tap_run "modprobe userptr_emu" load_emu; then
 	# the library and the benchmark on it
 	"$top/build/bin/userptr_lib_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	bench_counts
+	# eviction storms with the restore worker and device reads racing
+	# them, here where kmemleak is on (guest/kfdtrace runs a longer one
+	# under kfdtrace, with kmemleak off)
+	tap_run "userptr-stress: 64 ranges, 60 changes of every kind, no stale read" \
+		"$top/build/bin/userptr-stress" -n 64 -s 16k -i 60
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
 [ $TAP_FAILED -eq 0 ]
