@@ -841,7 +841,8 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 			break;
 		usleep(500);
 	}
-	ASSERT_TRUE(q.restoring && q.num_faulted) TH_LOG("restore never got between fault and commit");
+	ASSERT_TRUE(q.restoring && q.num_faulted)
+		TH_LOG("restore never got between fault and commit");
 	/*
 	 * A child keeps the page the restore faulted: freed, it could come
 	 * straight back as the CPU's new page below (on one CPU the
@@ -871,7 +872,7 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 
 struct storm {
 	struct layout *l;
-	volatile bool stop;
+	bool stop;		/* set by the test, read by the thread */
 	unsigned long rounds;
 };
 
@@ -880,7 +881,7 @@ static void *storm_thread(void *arg)
 	struct storm *s = arg;
 	uint64_t seed = 1234;
 
-	while (!s->stop) {
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
 		unsigned int i = rng_next(&seed) % s->l->n;
 
 		madvise(range_ptr(s->l, i), s->l->r[i].size, MADV_DONTNEED);
@@ -917,7 +918,7 @@ TEST_F(inv, register_4096_under_invalidation_storm)
 	s.l = &l;
 	ASSERT_EQ(0, pthread_create(&t, NULL, storm_thread, &s));
 	ret = emu_alloc_batch(self->fd, va, &l, FLAGS_RW, &h);
-	s.stop = true;
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	helper_param_write("timeout_ms", old_timeout, NULL, 0);
 	TH_LOG("registration: %s after %lu invalidations", ret ? strerror(-ret) : "ok", s.rounds);
@@ -1062,27 +1063,63 @@ TEST_F(bad, alloc_batch)
 	pid_t pid;
 
 	switch (variant->c) {
-	case BAD_NO_RANGES: a.num_ranges = 0; break;
-	case BAD_NULL_PTR: a.ranges_ptr = 0; break;
-	case BAD_START_UNALIGNED: r[1].start += 512; break;
-	case BAD_SIZE_UNALIGNED: r[1].size -= 512; a.total_size -= 512; break;
-	case BAD_SIZE_ZERO: a.total_size -= r[1].size; r[1].size = 0; break;
-	case BAD_WRAP: r[1].start = -8192ULL; r[1].size = 16384; a.total_size += 12288; break;
-	case BAD_ABOVE_USER: r[1].start = 1ULL << 57; break;
-	case BAD_OVERLAP: r[1].start = r[0].start + 4096; break;
-	case BAD_SUM_LESS: a.total_size += 4096; break;
-	case BAD_SUM_MORE: a.total_size -= 4096; break;
+	case BAD_NO_RANGES:
+		a.num_ranges = 0;
+		break;
+	case BAD_NULL_PTR:
+		a.ranges_ptr = 0;
+		break;
+	case BAD_START_UNALIGNED:
+		r[1].start += 512;
+		break;
+	case BAD_SIZE_UNALIGNED:
+		r[1].size -= 512;
+		a.total_size -= 512;
+		break;
+	case BAD_SIZE_ZERO:
+		a.total_size -= r[1].size;
+		r[1].size = 0;
+		break;
+	case BAD_WRAP:
+		r[1].start = -8192ULL;
+		r[1].size = 16384;
+		a.total_size += 12288;
+		break;
+	case BAD_ABOVE_USER:
+		r[1].start = 1ULL << 57;
+		break;
+	case BAD_OVERLAP:
+		r[1].start = r[0].start + 4096;
+		break;
+	case BAD_SUM_LESS:
+		a.total_size += 4096;
+		break;
+	case BAD_SUM_MORE:
+		a.total_size -= 4096;
+		break;
 	case BAD_OVER_CAP:
 		cap = batch_param("max_ranges");
 		ASSERT_GT(cap, 0);
 		a.num_ranges = cap + 1;		/* checked before the array is read */
 		break;
-	case BAD_NO_USERPTR_FLAG: a.flags = USERPTR_EMU_FLAG_WRITABLE; break;
-	case BAD_UNKNOWN_FLAG: a.flags |= 1U << 7; break;
-	case BAD_PAD: a.pad = 1; break;
-	case BAD_GPU_ID: a.gpu_id = 1; break;
-	case BAD_VA_UNALIGNED: a.va_addr += 100; break;
-	case BAD_VA_WRAP: a.va_addr = -4096ULL; break;
+	case BAD_NO_USERPTR_FLAG:
+		a.flags = USERPTR_EMU_FLAG_WRITABLE;
+		break;
+	case BAD_UNKNOWN_FLAG:
+		a.flags |= 1U << 7;
+		break;
+	case BAD_PAD:
+		a.pad = 1;
+		break;
+	case BAD_GPU_ID:
+		a.gpu_id = 1;
+		break;
+	case BAD_VA_UNALIGNED:
+		a.va_addr += 100;
+		break;
+	case BAD_VA_WRAP:
+		a.va_addr = -4096ULL;
+		break;
 	case BAD_VA_IN_USE:
 		ASSERT_EQ(0, emu_alloc(self->fd, DEV_VA + 8192, r[1].start, r[1].size,
 				       FLAGS_RW, &self->h));
@@ -1152,7 +1189,7 @@ TEST(bad_single_range)
 	/* what follows the mapping must not be mapped */
 	munmap(p + 8192, 4096);
 	before = emu_stats(fd);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		EXPECT_EQ(-cases[i].err,
 			  emu_alloc(fd, cases[i].va, (uintptr_t)p + cases[i].start_delta,
 				    cases[i].size, cases[i].flags, &h))
