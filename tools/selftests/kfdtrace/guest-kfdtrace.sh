@@ -28,9 +28,10 @@ bt_expect() {
 	prog=$(awk '/^#!/ { next } /^END$/ { skip = 1 } !skip { print } skip && /^}$/ { skip = 0 }' \
 		"$top"/bpf/bpftrace/{kfd_ioctl,hmm_fault,userptr_inval,userptr_restore}.bt
 	       echo 'END { clear(@class); clear(@start); clear(@evicted_at); }')
-	# Two settings halve this run in the guest (80 s to 40 s): maps of
-	# 256 keys, not 4096 (bpftrace's per-CPU hash maps allocate every key
-	# at creation, each under KASAN, kmemleak and lockdep; the views keep
+	# Two settings halved this run in the guest (80 s to 40 s, measured
+	# with kmemleak on): maps of 256 keys, not 4096 (bpftrace's per-CPU
+	# hash maps allocate every key at creation, each under the debug
+	# kernel's checkers; the views keep
 	# a few dozen), and no clang-14 in PATH, which bpftrace otherwise runs
 	# at every start only to list its include directories (the views
 	# include nothing; bpftrace then takes /usr/include).

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest suite of the batch userptr core: the helper's KUnit suite, then the
 # emulated device's selftests (with zram swap for the MADV_PAGEOUT test),
-# libuserptr on the device, userptr-bench's counts, then unloading the
-# device, which must leave nothing behind; an eviction storm of
-# userptr-stress. kfdtrace and the bpftrace views on the device are
+# libuserptr on the device, userptr-bench's counts, an eviction storm of
+# userptr-stress, then unloading the device, which must leave nothing
+# behind. kfdtrace and the bpftrace views on the device are
 # guest/kfdtrace's (tools/selftests/kfdtrace). This is the suite that runs
 # the device's code under kmemleak, besides guest/smoke's load and unload.
 # Runs inside the guest (scripts/vm-run), prints TAP lines.
