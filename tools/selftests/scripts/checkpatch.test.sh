@@ -55,4 +55,24 @@ if [ -f "$cover" ]; then
 else
 	tap_fail "kernel/patches/0000-cover-letter.patch exists"
 fi
+
+# the cover letter's diffstat is the series' own: the patches applied in a
+# scratch index on top of the base (the tree's HEAD may hold unexported
+# edits), as format-patch --cover-letter would print it
+if [ -f "$cover" ]; then
+	idx=$(mktemp)
+	trap 'rm -f "$idx"' EXIT
+	want=$(export GIT_INDEX_FILE=$idx
+		git -C "$KSRC" read-tree base &&
+		for p in $patches; do git -C "$KSRC" apply --cached "$PATCHES/$p" || exit 1; done &&
+		git -C "$KSRC" diff --stat=72 base "$(git -C "$KSRC" write-tree)") ||
+		want="(the series does not apply to the base)"
+	got=$(grep -E '^ [^ ].* \| +[0-9]+|^ [0-9]+ files? changed' "$cover")
+	if [ "$got" = "$want" ]; then
+		tap_ok "the cover letter's diffstat is the series'"
+	else
+		diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | tap_diag
+		tap_fail "the cover letter's diffstat is the series'"
+	fi
+fi
 [ $TAP_FAILED -eq 0 ]
