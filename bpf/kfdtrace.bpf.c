@@ -3,7 +3,8 @@
  * kfdtrace's probes: ioctl accounting of amdkfd and the emulated device,
  * per process, from the syscalls tracepoints; HMM faults, interval notifier
  * inserts and removes (fentry, or kprobe where fentry is refused); the
- * batch helper's and the emulated device's tracepoints (raw tracepoints);
+ * batch helper's tracepoints (BTF-typed, tp_btf) and the emulated device's
+ * (raw tracepoints: their arguments are plain numbers);
  * amdgpu's own userptr eviction and restore functions (kprobes), for
  * kernels without the series. CO-RE: built once against the project
  * kernel's BTF, loaded on any kernel with BTF. Every program but the ioctl
@@ -119,7 +120,13 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
-/* the helper's batch, as far as the probes read it (module BTF, CO-RE) */
+/*
+ * The helper's batch, as far as the probes read it (module BTF, CO-RE).
+ * Its tracepoints are BTF-typed (tp_btf), so these are plain loads: a raw
+ * tracepoint's pointer arguments are untyped, and each field read would be
+ * a bpf_probe_read_kernel() call, five of them per populate. The verifier
+ * takes such a pointer as possibly NULL (6.12), so each is checked once.
+ */
 struct drm_userptr_batch___kt {
 	__u64 id;
 	unsigned int nranges;
@@ -450,24 +457,22 @@ int BPF_KPROBE(kt_remove_kprobe)
  * and restore run in other tasks than the workload (reclaim, the restore
  * worker): they are counted whatever the filter.
  */
-static __always_inline __u64 batch_id(const void *batch)
-{
-	return BPF_CORE_READ((const struct drm_userptr_batch___kt *)batch, id);
-}
-
-SEC("raw_tp/drm_userptr_create")
-int BPF_PROG(kt_create, const void *batch, int tgid)
+SEC("tp_btf/drm_userptr_create")
+int BPF_PROG(kt_create, const struct drm_userptr_batch___kt *batch, int tgid)
 {
 	count(KT_BATCH_CREATE, 1);
 	return 0;
 }
 
-SEC("raw_tp/drm_userptr_destroy")
-int BPF_PROG(kt_destroy, const void *batch)
+SEC("tp_btf/drm_userptr_destroy")
+int BPF_PROG(kt_destroy, const struct drm_userptr_batch___kt *batch)
 {
-	__u64 id = batch_id(batch);
+	__u64 id;
 
 	count(KT_BATCH_DESTROY, 1);
+	if (!batch)
+		return 0;
+	id = batch->id;
 	if (!is_touched(id))
 		return 0;
 	bpf_map_delete_elem(&evicted_at, &id);
@@ -481,31 +486,33 @@ int BPF_PROG(kt_destroy, const void *batch)
  * registration, have no tracepoint of their own (restore_end counts them),
  * so that registering a batch runs no program per range.
  */
-SEC("raw_tp/drm_userptr_range_refault")
-int BPF_PROG(kt_refault, const void *batch, unsigned int index,
-	     unsigned int retries, int ret, __u64 ns)
+SEC("tp_btf/drm_userptr_range_refault")
+int BPF_PROG(kt_refault, const struct drm_userptr_batch___kt *batch,
+	     unsigned int index, unsigned int retries, int ret, __u64 ns)
 {
-	__u64 id = batch_id(batch);
-
 	count(KT_REFAULTS, 1);
 	if (retries)
 		count(KT_REFAULT_RETRIES, retries);
 	if (ret)
 		count(KT_REFAULT_ERRORS, 1);
 	hist_add(KT_H_REFAULT, ns);
-	if (is_touched(id))
-		emit(KT_EV_FAULT, id, index, ret, 0);
+	if (batch && is_touched(batch->id))
+		emit(KT_EV_FAULT, batch->id, index, ret, 0);
 	return 0;
 }
 
-SEC("raw_tp/drm_userptr_invalidate")
-int BPF_PROG(kt_invalidate, const void *batch, unsigned int index,
-	     const struct mmu_notifier_range *range)
+SEC("tp_btf/drm_userptr_invalidate")
+int BPF_PROG(kt_invalidate, const struct drm_userptr_batch___kt *batch,
+	     unsigned int index, const struct mmu_notifier_range *range)
 {
-	__u32 ev = BPF_CORE_READ(range, event);
-	__u64 id = batch_id(batch), *v;
+	__u32 ev;
+	__u64 id, *v;
 
 	count(KT_INVALIDATE, 1);
+	if (!batch || !range)
+		return 0;
+	ev = range->event;
+	id = batch->id;
 	touch(id);
 	emit(KT_EV_INVAL, id, index, 0, ev);
 	if (ev < KT_NR_EVENTS) {
@@ -516,12 +523,16 @@ int BPF_PROG(kt_invalidate, const void *batch, unsigned int index,
 	return 0;
 }
 
-SEC("raw_tp/drm_userptr_evict")
-int BPF_PROG(kt_evict, const void *batch, unsigned int index)
+SEC("tp_btf/drm_userptr_evict")
+int BPF_PROG(kt_evict, const struct drm_userptr_batch___kt *batch,
+	     unsigned int index)
 {
-	__u64 id = batch_id(batch), ts = bpf_ktime_get_ns();
+	__u64 id, ts = bpf_ktime_get_ns();
 
 	count(KT_EVICT_RANGES, 1);
+	if (!batch)
+		return 0;
+	id = batch->id;
 	/* kt_destroy() drops evicted_at only of a batch in touched */
 	if (touch(id))
 		bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
@@ -529,20 +540,23 @@ int BPF_PROG(kt_evict, const void *batch, unsigned int index)
 	return 0;
 }
 
-SEC("raw_tp/drm_userptr_restore_end")
-int BPF_PROG(kt_restore_end, const void *batch, const void *pass, int ret, __u64 ns)
+SEC("tp_btf/drm_userptr_restore_end")
+int BPF_PROG(kt_restore_end, const struct drm_userptr_batch___kt *batch,
+	     const struct drm_userptr_batch_pass___kt *p, int ret, __u64 ns)
 {
-	const struct drm_userptr_batch_pass___kt *p = pass;
-	__u64 id = batch_id(batch), *ts;
+	__u64 id, *ts;
 
 	/* no event: the device's restore is what the verdict checks */
 	count(KT_RESTORES, 1);
-	count(KT_RESTORE_PASSES, BPF_CORE_READ(p, passes));
-	count(KT_RESTORE_FAULTED, BPF_CORE_READ(p, faulted));
-	count(KT_RESTORE_RETRIES, BPF_CORE_READ(p, retries));
 	if (ret < 0)
 		count(KT_RESTORE_ERRORS, 1);
 	hist_add(KT_H_RESTORE, ns);
+	if (!batch || !p)
+		return 0;
+	count(KT_RESTORE_PASSES, p->passes);
+	count(KT_RESTORE_FAULTED, p->faulted);
+	count(KT_RESTORE_RETRIES, p->retries);
+	id = batch->id;
 	ts = bpf_map_lookup_elem(&evicted_at, &id);
 	if (ts && !ret) {
 		hist_add(KT_H_EVICT_RESTORE, bpf_ktime_get_ns() - *ts);
