@@ -21,10 +21,11 @@ const volatile bool filter_tgid;
 
 /*
  * The traced processes, by tgid: the loader adds the first, forks add
- * their children. A hash map, not a flag in task storage that would spare
- * this lookup on each ioctl: the loader could set such a flag only
- * through a pidfd, and before 6.9 (PIDFD_THREAD) only a process's leader
- * has one, so -p would miss the threads the process already runs.
+ * their children. A hash map, not a flag in task storage set by the
+ * loader: it could set one only through a pidfd, and before 6.9
+ * (PIDFD_THREAD) only a process's leader has one, so -p would miss the
+ * threads the process already runs. The ioctl probes ask it once per
+ * task and keep the answer (followed()).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -51,7 +52,10 @@ struct kt_task {
 	__u32 ioctl_ranges;
 	__u64 fn_ts[KT_NR_FN];
 	__u64 hmm_range;	/* kprobe fallback: hmm_range_fault()'s argument */
+	__u8 follow;		/* filter_tgid: 0 not asked yet, else KT_FOLLOW_* */
 };
+
+enum { KT_FOLLOW_YES = 1, KT_FOLLOW_NO };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -95,6 +99,15 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } evicted_at SEC(".maps");
+
+/*
+ * evicted_at's entries: each populate ends in kt_restore_end(), and one
+ * at registration has no eviction to look up, so it asks the map only
+ * when this is not 0. Changed only with the inserts and deletes that
+ * succeeded; the helper's lock orders a batch's eviction before its
+ * restore.
+ */
+__u64 evicted_pending;
 
 /*
  * The batches the verdict must follow event by event: those with an
@@ -252,26 +265,21 @@ static __always_inline __u32 read_u32(unsigned long uaddr)
 }
 
 /*
- * The class of an ioctl, or KT_NR_CLASSES for one that is not ours. 'K' is
- * also the console's KD* type, whose old-style numbers carry no size: KFD's
- * always do.
+ * The class of an ioctl from its number, or KT_NR_CLASSES for one that is
+ * not ours. 'K' is also the console's KD* type, whose old-style numbers
+ * carry no size: KFD's always do. KFD's ALLOC_MEMORY_OF_GPU comes back as
+ * KT_KFD_USERPTR: its flags, in the user's arguments, tell (ranges_of()).
  */
-static __always_inline __u32 classify(__u32 cmd, unsigned long arg, __u32 *ranges)
+static __always_inline __u32 classify(__u32 cmd)
 {
 	__u32 type = (cmd >> 8) & 0xff, nr = cmd & 0xff;
 	__u32 size = (cmd >> 16) & 0x3fff;
 
-	*ranges = 0;
 	if (type == KT_KFD_TYPE && size && nr && nr < KT_KFD_NR_END) {
 		switch (nr) {
 		case KT_KFD_ALLOC:
-			if (read_u32(arg + KT_ALLOC_FLAGS_OFF) & KT_FLAG_USERPTR) {
-				*ranges = 1;
-				return KT_KFD_USERPTR;
-			}
-			return KT_KFD_ALLOC_OTHER;
+			return KT_KFD_USERPTR;
 		case KT_KFD_ALLOC_BATCH:
-			*ranges = read_u32(arg + KT_BATCH_NUM_OFF);
 			return KT_KFD_BATCH;
 		case KT_KFD_FREE:
 			return KT_KFD_FREE_MEM;
@@ -282,10 +290,8 @@ static __always_inline __u32 classify(__u32 cmd, unsigned long arg, __u32 *range
 	if (type == KT_EMU_TYPE && size && nr && nr < KT_EMU_NR_END) {
 		switch (nr) {
 		case KT_EMU_ALLOC:
-			*ranges = 1;
 			return KT_EMU_USERPTR;
 		case KT_EMU_ALLOC_BATCH:
-			*ranges = read_u32(arg + KT_BATCH_NUM_OFF);
 			return KT_EMU_BATCH;
 		case KT_EMU_FREE:
 			return KT_EMU_FREE_MEM;
@@ -294,6 +300,47 @@ static __always_inline __u32 classify(__u32 cmd, unsigned long arg, __u32 *range
 		}
 	}
 	return KT_NR_CLASSES;
+}
+
+/*
+ * The ranges a call of *class asks to register, from the user's
+ * arguments; a KFD allocation without the USERPTR flag becomes
+ * KT_KFD_ALLOC_OTHER. Read only for the processes followed.
+ */
+static __always_inline __u32 ranges_of(__u32 *class, unsigned long arg)
+{
+	switch (*class) {
+	case KT_KFD_USERPTR:
+		if (read_u32(arg + KT_ALLOC_FLAGS_OFF) & KT_FLAG_USERPTR)
+			return 1;
+		*class = KT_KFD_ALLOC_OTHER;
+		return 0;
+	case KT_EMU_USERPTR:
+		return 1;
+	case KT_KFD_BATCH:
+	case KT_EMU_BATCH:
+		return read_u32(arg + KT_BATCH_NUM_OFF);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Whether the task's process is followed, asked of the map once per task:
+ * the answer cannot change afterwards, as the loader adds its process
+ * before the probes attach, kt_fork() adds a child before the child runs,
+ * and nothing is removed. This spares a hash lookup on each ioctl.
+ */
+static __always_inline bool followed(struct kt_task *t)
+{
+	__u32 tgid;
+
+	if (!t->follow) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		t->follow = bpf_map_lookup_elem(&follow, &tgid) ?
+			    KT_FOLLOW_YES : KT_FOLLOW_NO;
+	}
+	return t->follow == KT_FOLLOW_YES;
 }
 
 SEC("tracepoint/sched/sched_process_fork")
@@ -311,20 +358,16 @@ int kt_fork(struct trace_event_raw_sched_process_fork *ctx)
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 class, ranges;
+	__u32 class = classify((__u32)ctx->args[1]);
 	struct kt_task *t;
 
-	if (filter_tgid && !bpf_map_lookup_elem(&follow, &tgid))
-		return 0;
-	class = classify((__u32)ctx->args[1], ctx->args[2], &ranges);
 	if (class >= KT_NR_CLASSES)
 		return 0;
 	t = task_state(true);
-	if (!t)
+	if (!t || (filter_tgid && !followed(t)))
 		return 0;
+	t->ioctl_ranges = ranges_of(&class, ctx->args[2]);
 	t->ioctl_class = class;
-	t->ioctl_ranges = ranges;
 	t->ioctl_ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -475,7 +518,8 @@ int BPF_PROG(kt_destroy, const struct drm_userptr_batch___kt *batch)
 	id = batch->id;
 	if (!is_touched(id))
 		return 0;
-	bpf_map_delete_elem(&evicted_at, &id);
+	if (!bpf_map_delete_elem(&evicted_at, &id))
+		__sync_fetch_and_add(&evicted_pending, -1);
 	bpf_map_delete_elem(&touched, &id);
 	emit(KT_EV_DESTROY, id, 0, 0, 0);
 	return 0;
@@ -534,8 +578,8 @@ int BPF_PROG(kt_evict, const struct drm_userptr_batch___kt *batch,
 		return 0;
 	id = batch->id;
 	/* kt_destroy() drops evicted_at only of a batch in touched */
-	if (touch(id))
-		bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
+	if (touch(id) && !bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST))
+		__sync_fetch_and_add(&evicted_pending, 1);
 	emit(KT_EV_EVICT, id, index, 0, 0);
 	return 0;
 }
@@ -556,11 +600,14 @@ int BPF_PROG(kt_restore_end, const struct drm_userptr_batch___kt *batch,
 	count(KT_RESTORE_PASSES, p->passes);
 	count(KT_RESTORE_FAULTED, p->faulted);
 	count(KT_RESTORE_RETRIES, p->retries);
+	if (!evicted_pending)
+		return 0;
 	id = batch->id;
 	ts = bpf_map_lookup_elem(&evicted_at, &id);
 	if (ts && !ret) {
 		hist_add(KT_H_EVICT_RESTORE, bpf_ktime_get_ns() - *ts);
-		bpf_map_delete_elem(&evicted_at, &id);
+		if (!bpf_map_delete_elem(&evicted_at, &id))
+			__sync_fetch_and_add(&evicted_pending, -1);
 	}
 	return 0;
 }

@@ -96,7 +96,8 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "probes.hmm == 0" --expect "probes.notifier == 0" \
 		--expect "restore.faulted >= 4096" --expect "refault.ranges >= 5" \
 		--expect "refault.p99_us > 0" \
-		--expect "evict.emu >= 5" --expect "restore.emu >= 5" --expect "status == 0" \
+		--expect "evict.emu >= 5" --expect "restore.emu >= 5" \
+		--expect "restore.evict_to_restore_count >= 5" --expect "status == 0" \
 		-- "$top/build/bin/userptr_emu_tests" -t madv_dontneed -t munmap_one_range \
 		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
 		-t register_4096_under_invalidation_storm
