@@ -24,8 +24,8 @@ const volatile bool filter_tgid;
  * their children. A hash map, not a flag in task storage set by the
  * loader: it could set one only through a pidfd, and before 6.9
  * (PIDFD_THREAD) only a process's leader has one, so -p would miss the
- * threads the process already runs. The ioctl probes ask it once per
- * task and keep the answer (followed()).
+ * threads the process already runs. The probes ask it once per task and
+ * keep the answer (followed()).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -180,30 +180,55 @@ static __always_inline void hist_add(__u32 h, __u64 ns)
 		__sync_fetch_and_add(&v->slots[log2_u64(ns / 1000)], 1);
 }
 
-static __always_inline bool traced(void)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-
-	return !filter_tgid || bpf_map_lookup_elem(&follow, &tgid);
-}
-
 static __always_inline struct kt_task *task_state(bool create)
 {
 	return bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), NULL,
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/* the task's state, for more than the start time; NULL if none */
-static __always_inline struct kt_task *fn_enter(enum kt_fn fn)
+/*
+ * Whether the task's process is followed, asked of the map once per task:
+ * the answer cannot change afterwards, as the loader adds its process
+ * before the probes attach, kt_fork() adds a child before the child runs,
+ * and nothing is removed. This spares a hash lookup on each call traced.
+ */
+static __always_inline bool followed(struct kt_task *t)
+{
+	__u32 tgid;
+
+	if (!t->follow) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		t->follow = bpf_map_lookup_elem(&follow, &tgid) ?
+			    KT_FOLLOW_YES : KT_FOLLOW_NO;
+	}
+	return t->follow == KT_FOLLOW_YES;
+}
+
+/*
+ * The current task's state (made if need be) when its process is traced,
+ * else NULL. Without a filter every task is traced.
+ */
+static __always_inline struct kt_task *traced_task(void)
 {
 	struct kt_task *t = task_state(true);
 
-	if (t)
-		t->fn_ts[fn] = bpf_ktime_get_ns();
-	return t;
+	return t && (!filter_tgid || followed(t)) ? t : NULL;
 }
 
-/* ns since the matching fn_enter(), 0 when there was none */
+/* the same, for probes that need the task's state only to filter */
+static __always_inline bool traced(void)
+{
+	return !filter_tgid || traced_task();
+}
+
+/* a function's start, for fn_exit() */
+static __always_inline void fn_start(struct kt_task *t, enum kt_fn fn)
+{
+	if (t)
+		t->fn_ts[fn] = bpf_ktime_get_ns();
+}
+
+/* ns since the matching fn_start(), 0 when there was none */
 static __always_inline __u64 fn_exit(enum kt_fn fn)
 {
 	struct kt_task *t = task_state(false);
@@ -325,32 +350,13 @@ static __always_inline __u32 ranges_of(__u32 *class, unsigned long arg)
 	}
 }
 
-/*
- * Whether the task's process is followed, asked of the map once per task:
- * the answer cannot change afterwards, as the loader adds its process
- * before the probes attach, kt_fork() adds a child before the child runs,
- * and nothing is removed. This spares a hash lookup on each ioctl.
- */
-static __always_inline bool followed(struct kt_task *t)
-{
-	__u32 tgid;
-
-	if (!t->follow) {
-		tgid = bpf_get_current_pid_tgid() >> 32;
-		t->follow = bpf_map_lookup_elem(&follow, &tgid) ?
-			    KT_FOLLOW_YES : KT_FOLLOW_NO;
-	}
-	return t->follow == KT_FOLLOW_YES;
-}
-
 SEC("tracepoint/sched/sched_process_fork")
 int kt_fork(struct trace_event_raw_sched_process_fork *ctx)
 {
-	__u32 parent = bpf_get_current_pid_tgid() >> 32;
 	__u32 child = ctx->child_pid;
 	__u8 one = 1;
 
-	if (filter_tgid && bpf_map_lookup_elem(&follow, &parent))
+	if (filter_tgid && traced_task())
 		bpf_map_update_elem(&follow, &child, &one, BPF_ANY);
 	return 0;
 }
@@ -363,8 +369,8 @@ int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if (class >= KT_NR_CLASSES)
 		return 0;
-	t = task_state(true);
-	if (!t || (filter_tgid && !followed(t)))
+	t = traced_task();
+	if (!t)
 		return 0;
 	t->ioctl_ranges = ranges_of(&class, ctx->args[2]);
 	t->ioctl_class = class;
@@ -425,8 +431,7 @@ static __always_inline void hmm_done(struct hmm_range *range, long ret)
 SEC("fentry/hmm_range_fault")
 int BPF_PROG(kt_hmm_fentry, struct hmm_range *range)
 {
-	if (traced())
-		fn_enter(KT_FN_HMM);
+	fn_start(traced_task(), KT_FN_HMM);
 	return 0;
 }
 
@@ -441,11 +446,9 @@ int BPF_PROG(kt_hmm_fexit, struct hmm_range *range, int ret)
 SEC("kprobe/hmm_range_fault")
 int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
 {
-	struct kt_task *t;
+	struct kt_task *t = traced_task();
 
-	if (!traced())
-		return 0;
-	t = fn_enter(KT_FN_HMM);
+	fn_start(t, KT_FN_HMM);
 	if (t)
 		t->hmm_range = (__u64)range;
 	return 0;
@@ -654,7 +657,7 @@ int BPF_KPROBE(kt_amdgpu_evict)
 SEC("kprobe/amdgpu_amdkfd_restore_userptr_worker")
 int BPF_KPROBE(kt_amdgpu_restore_enter)
 {
-	fn_enter(KT_FN_AMDGPU_RESTORE);
+	fn_start(task_state(true), KT_FN_AMDGPU_RESTORE);
 	return 0;
 }
 

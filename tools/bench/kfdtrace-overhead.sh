@@ -41,7 +41,7 @@ args=(-n 4096 -s 4k -m per-range -m batch -k 1 -r "$reps")
 # that does nothing. Debian's bpftrace 0.17 has no raw tracepoints, so the
 # helper's tracepoints are not in it. bpftrace starts faster without
 # clang-14 in PATH (see guest-kfdtrace.sh).
-bpftrace=$(command -v bpftrace)
+bpftrace=$(command -v bpftrace) || { echo "kfdtrace-overhead: needs bpftrace" >&2; exit 1; }
 floor() {
 	PATH=/nonexistent "$bpftrace" -c "$*" \
 		-e 'tracepoint:syscalls:sys_enter_ioctl { } tracepoint:syscalls:sys_exit_ioctl { }'
