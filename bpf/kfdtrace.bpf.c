@@ -149,6 +149,8 @@ struct drm_userptr_batch_pass___kt {
 	unsigned int passes;
 	unsigned int faulted;
 	unsigned int retries;
+	unsigned int windows;
+	unsigned int calls;
 } __attribute__((preserve_access_index));
 
 #define EBUSY	16
@@ -570,6 +572,15 @@ int BPF_PROG(kt_invalidate, const struct drm_userptr_batch___kt *batch,
 	return 0;
 }
 
+/* an invalidation of a window that hit only gaps: ignored by the helper */
+SEC("tp_btf/drm_userptr_invalidate_gap")
+int BPF_PROG(kt_invalidate_gap, const struct drm_userptr_batch___kt *batch,
+	     const struct mmu_notifier_range *range)
+{
+	count(KT_INVALIDATE_GAP, 1);
+	return 0;
+}
+
 SEC("tp_btf/drm_userptr_evict")
 int BPF_PROG(kt_evict, const struct drm_userptr_batch___kt *batch,
 	     unsigned int index)
@@ -603,6 +614,8 @@ int BPF_PROG(kt_restore_end, const struct drm_userptr_batch___kt *batch,
 	count(KT_RESTORE_PASSES, p->passes);
 	count(KT_RESTORE_FAULTED, p->faulted);
 	count(KT_RESTORE_RETRIES, p->retries);
+	count(KT_RESTORE_WINDOWS, p->windows);
+	count(KT_RESTORE_CALLS, p->calls);
 	if (!evicted_pending)
 		return 0;
 	id = batch->id;

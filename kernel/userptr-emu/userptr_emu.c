@@ -78,7 +78,7 @@ MODULE_PARM_DESC(restore_commit_delay_ms,
 		 "Test knob: hold a restore's commit this long, or until set to 0");
 
 /* device-wide, for leak checks */
-static atomic64_t uemu_allocs, uemu_ranges, uemu_pages;
+static atomic64_t uemu_allocs, uemu_ranges, uemu_windows, uemu_pages;
 
 struct uemu_file {
 	struct mm_struct *mm;
@@ -109,6 +109,7 @@ struct uemu_alloc {
 	struct page **pt;		/* the device page table */
 	struct page **staging;		/* filled by faults, mapped at commit */
 	u64 evictions, restores;
+	u64 range_faults;		/* ranges faulted, re-faults counted */
 	u32 handle;
 	bool writable;
 	enum uemu_state state;
@@ -122,6 +123,7 @@ static void uemu_alloc_release(struct kref *ref)
 
 	if (alloc->batch) {
 		atomic64_sub(alloc->batch->nranges, &uemu_ranges);
+		atomic64_sub(alloc->batch->nwindows, &uemu_windows);
 		atomic64_dec(&uemu_allocs);
 	}
 	/* waits for running invalidations: never called under file->lock */
@@ -165,6 +167,9 @@ static void uemu_invalidate(struct drm_userptr_batch *batch, unsigned int index,
 	struct uemu_file *file = alloc->file;
 
 	if (READ_ONCE(inject_ignore_invalidate))
+		return;
+	/* still being created: no page table, nothing mapped yet */
+	if (!alloc->pt)
 		return;
 
 	/*
@@ -281,6 +286,9 @@ static int uemu_populate(struct uemu_alloc *alloc)
 			uemu_map_valid(alloc);
 		mutex_unlock(&file->lock);
 	} while (ret == -EAGAIN);
+	mutex_lock(&file->lock);
+	alloc->range_faults += pass.faulted;
+	mutex_unlock(&file->lock);
 	drm_userptr_batch_end(batch, &pass, ret);
 	return ret;
 }
@@ -366,55 +374,80 @@ static struct uemu_alloc *uemu_lookup_handle(struct uemu_file *file, u64 handle)
 }
 
 /*
- * Register ranges the caller checked with drm_userptr_batch_check_ranges(),
- * total bytes in all, as one allocation at device address va_addr.
+ * A new allocation of the ranges: the helper checks them (its errnos), sorts
+ * them once and registers their notifiers; the device page table follows,
+ * sized from the batch. Nothing is faulted yet.
  */
-static int uemu_alloc_ranges(struct uemu_file *file, u64 va_addr,
-			     const struct drm_userptr_range *ranges,
-			     unsigned int nranges, u64 total, u32 flags,
-			     u64 *handle)
+static struct uemu_alloc *uemu_alloc_create(struct uemu_file *file,
+					    const struct drm_userptr_range *ranges,
+					    unsigned int nranges, u32 flags)
 {
+	struct drm_userptr_batch *batch;
 	struct uemu_alloc *alloc;
-	unsigned long npages;
-	unsigned int i;
-	u64 last;
+	struct page **pt;
 	int ret;
-
-	if (check_add_overflow(va_addr, total - 1, &last))
-		return -EOVERFLOW;
-	npages = total >> PAGE_SHIFT;
 
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
 	if (!alloc)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	kref_init(&alloc->ref);
 	INIT_LIST_HEAD(&alloc->evicted_link);
 	alloc->file = file;
 	alloc->writable = flags & USERPTR_EMU_FLAG_WRITABLE;
-	alloc->va.start = va_addr;
-	alloc->va.last = last;
-	alloc->pt = kvcalloc(npages, sizeof(*alloc->pt), GFP_KERNEL);
-	alloc->staging = kvcalloc(npages, sizeof(*alloc->staging), GFP_KERNEL);
-	if (!alloc->pt || !alloc->staging) {
+
+	/*
+	 * From here on the notifiers can call uemu_invalidate() at any time;
+	 * until the page table is in place it has nothing to clear.
+	 */
+	batch = drm_userptr_batch_create(file->mm, ranges, nranges,
+					 alloc->writable ? 0 :
+					 DRM_USERPTR_BATCH_READONLY,
+					 &file->lock, &uemu_batch_ops, alloc);
+	if (IS_ERR(batch)) {
+		kfree(alloc);
+		return ERR_CAST(batch);
+	}
+	alloc->batch = batch;
+	atomic64_inc(&uemu_allocs);
+	atomic64_add(nranges, &uemu_ranges);
+	atomic64_add(batch->nwindows, &uemu_windows);
+
+	pt = kvcalloc(batch->npages, sizeof(*pt), GFP_KERNEL);
+	alloc->staging = kvcalloc(batch->npages, sizeof(*alloc->staging),
+				  GFP_KERNEL);
+	if (!pt || !alloc->staging) {
+		kvfree(pt);
 		ret = -ENOMEM;
 		goto out_put;
 	}
+	mutex_lock(&file->lock);
+	alloc->pt = pt;
+	mutex_unlock(&file->lock);
+	return alloc;
 
-	/*
-	 * From here on the notifiers can call uemu_invalidate() at any time,
-	 * with everything it touches in place.
-	 */
-	alloc->batch = drm_userptr_batch_create(file->mm, ranges, nranges,
-						alloc->writable ? 0 :
-						DRM_USERPTR_BATCH_READONLY,
-						&file->lock, &uemu_batch_ops, alloc);
-	if (IS_ERR(alloc->batch)) {
-		ret = PTR_ERR(alloc->batch);
-		alloc->batch = NULL;
+out_put:
+	uemu_alloc_put(alloc);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Populate a new allocation and publish it at device address va_addr.
+ * Consumes the caller's reference: on error the allocation is gone.
+ */
+static int uemu_alloc_publish(struct uemu_file *file, struct uemu_alloc *alloc,
+			      u64 va_addr, u64 *handle)
+{
+	unsigned int i, nranges = alloc->batch->nranges;
+	u64 last;
+	int ret;
+
+	if (check_add_overflow(va_addr, drm_userptr_batch_size(alloc->batch) - 1,
+			       &last)) {
+		ret = -EOVERFLOW;
 		goto out_put;
 	}
-	atomic64_inc(&uemu_allocs);
-	atomic64_add(nranges, &uemu_ranges);
+	alloc->va.start = va_addr;
+	alloc->va.last = last;
 
 	/* the handle exists from here, but lookups see only live allocations */
 	ret = xa_alloc(&file->handles, &alloc->handle, alloc, xa_limit_31b,
@@ -483,6 +516,7 @@ static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 {
 	struct userptr_emu_alloc_args args;
 	struct drm_userptr_range range;
+	struct uemu_alloc *alloc;
 	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -498,8 +532,10 @@ static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 	/* the device lookup comes after the arguments, as in amdkfd */
 	if (args.gpu_id != USERPTR_EMU_GPU_ID)
 		return -EINVAL;
-	ret = uemu_alloc_ranges(file, args.va_addr, &range, 1, args.size,
-				args.flags, &args.handle);
+	alloc = uemu_alloc_create(file, &range, 1, args.flags);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	ret = uemu_alloc_publish(file, alloc, args.va_addr, &args.handle);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))
@@ -511,7 +547,7 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 {
 	struct userptr_emu_alloc_batch_args args;
 	struct drm_userptr_range *ranges;
-	u64 total;
+	struct uemu_alloc *alloc;
 	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -531,17 +567,18 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 				   args.num_ranges, sizeof(*ranges));
 	if (IS_ERR(ranges))
 		return PTR_ERR(ranges);
-	ret = drm_userptr_batch_check_ranges(ranges, args.num_ranges, &total);
-	if (!ret && total != args.total_size)
-		ret = -EINVAL;
-	/* the device lookup comes after the arguments, as in amdkfd */
-	if (!ret && args.gpu_id != USERPTR_EMU_GPU_ID)
-		ret = -EINVAL;
-	if (!ret)
-		ret = uemu_alloc_ranges(file, args.va_addr, ranges,
-					args.num_ranges, total, args.flags,
-					&args.handle);
+	/* the helper checks the ranges as it creates the batch: one sort */
+	alloc = uemu_alloc_create(file, ranges, args.num_ranges, args.flags);
 	kvfree(ranges);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	if (drm_userptr_batch_size(alloc->batch) != args.total_size ||
+	    /* the device lookup comes after the arguments, as in amdkfd */
+	    args.gpu_id != USERPTR_EMU_GPU_ID) {
+		uemu_alloc_put(alloc);
+		return -EINVAL;
+	}
+	ret = uemu_alloc_publish(file, alloc, args.va_addr, &args.handle);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))
@@ -736,6 +773,10 @@ static int uemu_ioctl_query(struct uemu_file *file, void __user *uarg)
 	}
 	args.evicted = alloc->evicted;
 	args.restoring = alloc->restoring;
+	args.range_faults = alloc->range_faults;
+	args.num_windows = batch->nwindows;
+	args.helper_bytes = drm_userptr_batch_footprint(batch);
+	args.reserved = 0;
 out_unlock:
 	mutex_unlock(&file->lock);
 
@@ -758,6 +799,7 @@ static int uemu_ioctl_stats(struct uemu_file *file, void __user *uarg)
 	args.dev_allocs = atomic64_read(&uemu_allocs);
 	args.dev_ranges = atomic64_read(&uemu_ranges);
 	args.dev_pages = atomic64_read(&uemu_pages);
+	args.dev_windows = atomic64_read(&uemu_windows);
 	if (copy_to_user(uarg, &args, sizeof(args)))
 		return -EFAULT;
 	return 0;

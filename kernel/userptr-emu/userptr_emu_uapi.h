@@ -92,15 +92,22 @@ struct userptr_emu_query_args {
 	__u32 evicted;		/* out: 1 while evicted */
 	__u32 restoring;	/* out: 1 while the restore worker works on it */
 	__u32 num_faulted;	/* out: ranges faulted and waiting for commit */
+	__u64 range_faults;	/* out: ranges faulted since registration,
+				 * registration and every re-fault counted
+				 */
+	__u32 num_windows;	/* out: the batch's interval notifiers */
+	__u32 reserved;		/* out: 0 */
+	__u64 helper_bytes;	/* out: kernel memory the helper holds for it */
 };
 
 /* what a file and the whole device hold now: for leak checks */
 struct userptr_emu_stats_args {
 	__u64 file_allocs;	/* out: allocations of this file */
-	__u64 file_ranges;	/* out: their ranges (one notifier each) */
+	__u64 file_ranges;	/* out: their ranges */
 	__u64 dev_allocs;	/* out: allocations of all files */
 	__u64 dev_ranges;	/* out: their ranges */
 	__u64 dev_pages;	/* out: pages their page tables map now */
+	__u64 dev_windows;	/* out: their interval notifiers */
 };
 
 #define USERPTR_EMU_IOC_MAGIC		'u'

@@ -7,7 +7,9 @@
 # userptr-bench for N = 1, 16, 256, 4096, 8192 ranges of 4 KiB, and of
 # 2 MiB up to N = 256 (the 2 MiB layouts beyond, 8 GiB and more, do not fit
 # the guest), each in the three modes, restoring after invalidating 1 and
-# N/2 ranges; one JSON file per row in OUTDIR. Then two runs under kfdtrace
+# N/2 ranges; one JSON file per row in OUTDIR. Then the 4096-range batch
+# with a notifier per range, and the gap probe (the price of one notifier
+# over many ranges for the rest of the process). Then two runs under kfdtrace
 # that count what the table cannot: the ioctls of 4096 ranges per range and
 # as a batch, and the ranges one restore faults again.
 set -eu
@@ -30,6 +32,22 @@ for size in 4k 2m; do
 			-o "$out/n${n}_${size}.json"
 	done
 done
+
+# The notifier choice, measured: the N = 4096 row of batch and contiguous
+# again with a notifier per range (window_gap_kb=0: only ranges that touch
+# share one, and no two of this layout do), against the default windows.
+# Then the price of a wide notifier for the rest of the process: gap pages
+# dropped with and without a batch over them, and memory per range.
+n=$((maxn < 4096 ? maxn : 4096))
+param=/sys/module/drm_userptr_batch/parameters/window_gap_kb
+old=$(cat "$param")
+echo 0 >"$param"
+echo "== $n x 4k, batch with a notifier per range (window_gap_kb=0)"
+"$bin/userptr-bench" -n "$n" -s 4k -m batch -m contiguous -k 1 -r "$reps" \
+	-o "$out/w0_${n}_4k.json" || { echo "$old" >"$param"; exit 1; }
+echo "$old" >"$param"
+echo "== $n gap pages, with and without a batch over them"
+"$bin/userptr-bench" -n "$n" --gap-probe -r "$reps" -o "$out/gap_probe.json"
 
 # what the trace counts: registration ioctls, and the ranges a restore
 # after one invalidation faults again (registration faults all N first)

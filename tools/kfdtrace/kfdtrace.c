@@ -229,10 +229,13 @@ static void print_memory(FILE *f, const struct totals *t)
 		for (i = 0; i < KT_NR_EVENTS && event_names[i]; i++)
 			fprintf(f, "%s%s %llu", i ? ", " : "", event_names[i],
 				(unsigned long long)t->events[i]);
-		fprintf(f, "); %llu ranges evicted; %llu restores (%llu failed)\n",
+		fprintf(f, "); %llu of windows that hit only gaps; %llu ranges evicted; %llu restores (%llu failed) in %llu window walks, %llu hmm_range_fault calls\n",
+			(unsigned long long)c[KT_INVALIDATE_GAP],
 			(unsigned long long)c[KT_EVICT_RANGES],
 			(unsigned long long)c[KT_RESTORES],
-			(unsigned long long)c[KT_RESTORE_ERRORS]);
+			(unsigned long long)c[KT_RESTORE_ERRORS],
+			(unsigned long long)c[KT_RESTORE_WINDOWS],
+			(unsigned long long)c[KT_RESTORE_CALLS]);
 	}
 	if (live[G_EMU])
 		fprintf(f,
@@ -379,7 +382,7 @@ static void json_memory(FILE *f, const struct totals *t)
 		"count", "errors", "passes", "faulted", "retries", "p50_us", "p99_us",
 		"evict_to_restore_p50_us", "evict_to_restore_p99_us",
 		"evict_to_restore_count", "emu", "amdgpu_works", "amdgpu_p99_us",
-		"amdgpu_resumes",
+		"amdgpu_resumes", "windows", "hmm_calls",
 	};
 	static const char *const emu_k[] = { "evicts", "restores", "access",
 					     "access_errors" };
@@ -409,8 +412,9 @@ static void json_memory(FILE *f, const struct totals *t)
 	v[3] = percentile(&h[KT_H_REFAULT], 50);
 	v[4] = percentile(&h[KT_H_REFAULT], 99);
 	json_obj(f, "refault", refault_k, v, 5, false);
-	fprintf(f, "\t\"invalidate\": {\"total\": %llu",
-		(unsigned long long)c[KT_INVALIDATE]);
+	fprintf(f, "\t\"invalidate\": {\"total\": %llu, \"gap\": %llu",
+		(unsigned long long)c[KT_INVALIDATE],
+		(unsigned long long)c[KT_INVALIDATE_GAP]);
 	for (i = 0; i < KT_NR_EVENTS; i++)
 		if (event_names[i])
 			fprintf(f, ", \"%s\": %llu", event_names[i],
@@ -436,7 +440,9 @@ static void json_memory(FILE *f, const struct totals *t)
 	v[11] = c[KT_AMDGPU_RESTORE_WORKS];
 	v[12] = percentile(&h[KT_H_AMDGPU_RESTORE], 99);
 	v[13] = c[KT_AMDGPU_RESUMES];
-	json_obj(f, "restore", restore_k, v, 14, false);
+	v[14] = c[KT_RESTORE_WINDOWS];
+	v[15] = c[KT_RESTORE_CALLS];
+	json_obj(f, "restore", restore_k, v, 16, false);
 	v[0] = c[KT_EMU_EVICTS];
 	v[1] = c[KT_EMU_RESTORES];
 	v[2] = c[KT_EMU_ACCESS];
@@ -582,6 +588,7 @@ static const struct prog_info progs[] = {
 	{ "kt_destroy", G_HELPER, 0, "tp:drm_userptr/drm_userptr_destroy" },
 	{ "kt_refault", G_HELPER, 0, "tp:drm_userptr/drm_userptr_range_refault" },
 	{ "kt_invalidate", G_HELPER, 0, "tp:drm_userptr/drm_userptr_invalidate" },
+	{ "kt_invalidate_gap", G_HELPER, 0, "tp:drm_userptr/drm_userptr_invalidate_gap" },
 	{ "kt_evict", G_HELPER, 0, "tp:drm_userptr/drm_userptr_evict" },
 	{ "kt_restore_end", G_HELPER, 0, "tp:drm_userptr/drm_userptr_restore_end" },
 	{ "kt_emu_evict", G_EMU, 0, "tp:userptr_emu/userptr_emu_evict" },

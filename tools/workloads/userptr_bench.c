@@ -15,19 +15,27 @@
  * Prints a table of medians and writes JSON with medians, minima, maxima
  * and the ratios (per-range/batch, batch/contiguous).
  *
+ * --gap-probe prices instead what one notifier over many ranges costs the
+ * rest of the process: N ranges of a page with a page between neighbours,
+ * MADV_DONTNEED of the N gap pages timed with the batch registered over
+ * them and without, and the helper's kernel memory per range.
+ *
  *   userptr-bench -n 4096 -s 4k -k 1 -k half -r 5 -o results.json
+ *   userptr-bench -n 4096 --gap-probe -r 5 -o gaps.json
  */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "layout.h"
 #include "userptr.h"
+#include "userptr_emu_uapi.h"
 
 #define MAX_REPS	64
 #define MAX_KS		4
@@ -49,6 +57,7 @@ static struct env {
 	const char *json;
 	enum upr_backend backend;
 	bool no_warmup;
+	bool gap_probe;
 	bool verbose;
 } env = {
 	.lay = { .n = 4096, .min_n = 1, .size = 4096, .seed = 1 },
@@ -81,6 +90,8 @@ static const struct argp_option opts[] = {
 	{ "backend", 'b', "DEV", 0, "emu (default) or kfd; restore and access need emu" },
 	{ "no-warmup", 'W', NULL, 0,
 	  "No untimed first round (tracing: the ioctls are then the run's alone)" },
+	{ "gap-probe", 'g', NULL, 0,
+	  "Time MADV_DONTNEED of the gaps between N one-page ranges with and without a batch over them" },
 	{ "verbose", 'v', NULL, 0, "Every repetition's times" },
 	{},
 };
@@ -126,6 +137,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'W':
 		env.no_warmup = true;
+		break;
+	case 'g':
+		env.gap_probe = true;
 		break;
 	case 'v':
 		env.verbose = true;
@@ -403,6 +417,106 @@ static int write_json(const char *path, const char *device)
 	return fclose(f) ? -errno : 0;
 }
 
+/* write every gap page, then time MADV_DONTNEED of each: seconds */
+static double drop_gaps(char *base, unsigned int n, long page)
+{
+	unsigned int i;
+	double t0;
+
+	for (i = 0; i < n; i++)
+		base[(2 * i + 1) * page] = 1;
+	t0 = wl_now();
+	for (i = 0; i < n; i++)
+		if (madvise(base + (2 * i + 1) * page, page, MADV_DONTNEED))
+			return -1;
+	return wl_now() - t0;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The price of a window's notifier over gaps: N one-page ranges with a
+ * page between neighbours, one batch over them. Every invalidation of a
+ * gap page now calls the batch's notifier, which must find that it hits
+ * no range and do nothing else. Times MADV_DONTNEED of the N gap pages
+ * without a batch and with one, interleaved per repetition; checks that
+ * the batch saw no eviction and reads the helper's memory per range.
+ */
+static int gap_probe(void)
+{
+	unsigned int n = env.lay.n, i, rep;
+	long page = sysconf(_SC_PAGESIZE);
+	double without[MAX_REPS], with[MAX_REPS], mw, mn;
+	struct upr_opts o = { .backend = UPR_BACKEND_EMU, .mode = UPR_MODE_BATCH };
+	struct userptr_emu_query_args q = {};
+	struct upr_range *r;
+	struct upr_alloc *a;
+	struct upr_dev *dev;
+	char *base;
+	FILE *f;
+	int ret = 0;
+
+	r = calloc(n, sizeof(*r));
+	base = mmap(NULL, 2 * n * page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (!r || base == MAP_FAILED)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		r[i].start = (uintptr_t)base + 2ULL * i * page;
+		r[i].size = page;
+		wl_fill(base + 2ULL * i * page, page, i + 1);
+	}
+	if (upr_open(&dev, &o)) {
+		fprintf(stderr, "%s\n", upr_errmsg());
+		return -ENODEV;
+	}
+	for (rep = 0; rep < env.reps && !ret; rep++) {
+		without[rep] = drop_gaps(base, n, page);
+		ret = upr_register(dev, r, n, 0, UPR_WRITABLE, &a);
+		if (ret) {
+			fprintf(stderr, "batch: %s\n", upr_errmsg());
+			break;
+		}
+		with[rep] = drop_gaps(base, n, page);
+		q.handle = upr_alloc_handle(a, 0);
+		if (ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_QUERY, &q))
+			ret = -errno;
+		else if (q.evictions || q.num_valid != n)
+			ret = -EIO;	/* a gap evicted: the notifier is imprecise */
+		if (upr_unregister(dev, a) && !ret)
+			ret = -EIO;
+		if (without[rep] < 0 || with[rep] < 0)
+			ret = -EIO;
+	}
+	upr_close(dev);
+	munmap(base, 2 * n * page);
+	free(r);
+	if (ret) {
+		fprintf(stderr, "gap probe: %s (evictions %llu)\n", strerror(-ret),
+			(unsigned long long)q.evictions);
+		return ret;
+	}
+	mn = median(without, env.reps) * 1e6;
+	mw = median(with, env.reps) * 1e6;
+	printf("%u gap pages: MADV_DONTNEED without a batch %.1f us, with one over them %.1f us (%.2fx); %u notifier(s); %.1f bytes of helper memory per range\n",
+	       n, mn, mw, mw / mn, q.num_windows, (double)q.helper_bytes / n);
+	if (!env.json)
+		return 0;
+	f = fopen(env.json, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "{\n  \"bench\": \"gap-probe\",\n  \"n\": %u,\n  \"reps\": %u,\n", n, env.reps);
+	fprintf(f, "  \"without_batch_us\": %.1f,\n  \"with_batch_us\": %.1f,\n", mn, mw);
+	fprintf(f, "  \"ratio\": %.4f,\n  \"windows\": %u,\n", mw / mn, q.num_windows);
+	fprintf(f, "  \"helper_bytes\": %llu,\n  \"helper_bytes_per_range\": %.1f\n}\n",
+		(unsigned long long)q.helper_bytes, (double)q.helper_bytes / n);
+	return fclose(f) ? -errno : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp_child children[] = {
@@ -419,6 +533,8 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
+	if (env.gap_probe)
+		return gap_probe() ? 1 : 0;
 	if (!env.nks)
 		env.ks[env.nks++] = 1;
 	sizes = calloc(env.lay.n, sizeof(*sizes));

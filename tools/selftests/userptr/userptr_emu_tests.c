@@ -934,6 +934,234 @@ TEST_F(inv, register_4096_under_invalidation_storm)
 	free(sizes);
 }
 
+/* ---------------- windows: one notifier over many ranges ---------------- */
+
+/*
+ * The range that follows range i in address order, NINV if none: the
+ * layout puts one page between neighbours, so the page after range i is a
+ * gap of the batch's window.
+ */
+static unsigned int next_in_memory(const struct layout *l, unsigned int i)
+{
+	unsigned int j;
+
+	for (j = 0; j < l->n; j++)
+		if (l->r[j].start == l->r[i].start + l->r[i].size + page_size)
+			return j;
+	return l->n;
+}
+
+/* the layout's ranges share one window: one notifier for the batch */
+TEST_F(inv, one_window)
+{
+	struct userptr_emu_query_args q;
+
+	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	EXPECT_EQ(1, q.num_windows);
+	/* registration faulted every range exactly once */
+	EXPECT_EQ(NINV, q.range_faults);
+	EXPECT_EQ(1, emu_stats(self->fd).dev_windows);
+}
+
+/*
+ * Invalidations that hit only the pages between ranges change nothing:
+ * no eviction, no range faulted again, the device still reads every range.
+ */
+TEST_F(inv, gap_invalidation_evicts_nothing)
+{
+	struct userptr_emu_query_args q0, q;
+	unsigned int i, gaps = 0;
+
+	ASSERT_EQ(0, emu_query(self->fd, self->h, &q0, NULL));
+	for (i = 0; i < NINV; i++) {
+		char *gap = (char *)range_ptr(&self->l, i) + self->l.r[i].size;
+
+		if (next_in_memory(&self->l, i) == NINV)
+			continue;	/* the last range: its page is outside */
+		ASSERT_EQ(0, madvise(gap, page_size, MADV_DONTNEED));
+		ASSERT_EQ(0, mprotect(gap, page_size, PROT_NONE));
+		ASSERT_EQ(0, mprotect(gap, page_size, PROT_READ | PROT_WRITE));
+		gaps++;
+	}
+	ASSERT_EQ(NINV - 1, gaps);
+	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	EXPECT_EQ(q0.evictions, q.evictions);
+	EXPECT_EQ(0, q.evicted);
+	EXPECT_EQ(NINV, q.num_valid);
+	EXPECT_EQ(q0.range_faults, q.range_faults);
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+}
+
+/*
+ * Hold a restore between its faults and its commit (restore_commit_delay_ms)
+ * after invalidating the ranges in first; run what() inside the window,
+ * then let the commit go and wait for the restore. Return the ranges the
+ * restore faulted.
+ */
+static int held_restore(struct __test_metadata *_metadata, FIXTURE_DATA(inv) *self,
+			char *first, size_t len, void (*what)(FIXTURE_DATA(inv) *self))
+{
+	struct userptr_emu_query_args q0, q;
+	unsigned int i;
+
+	if (emu_query(self->fd, self->h, &q0, NULL) ||
+	    param_write("restore_commit_delay_ms", "60000"))
+		return -1;
+	if (madvise(first, len, MADV_DONTNEED))
+		return -1;
+	for (i = 0; i < 10000; i++) {
+		if (emu_query(self->fd, self->h, &q, NULL))
+			return -1;
+		if (q.restoring && q.num_faulted)
+			break;
+		usleep(500);
+	}
+	if (!(q.restoring && q.num_faulted)) {
+		TH_LOG("restore never got between fault and commit");
+		return -1;
+	}
+	what(self);
+	if (emu_query(self->fd, self->h, &q, NULL) || !(q.restoring && q.num_faulted)) {
+		TH_LOG("the commit window closed early");
+		return -1;
+	}
+	if (param_write("restore_commit_delay_ms", "0") ||
+	    emu_wait_restored(self->fd, self->h, &q))
+		return -1;
+	return q.range_faults - q0.range_faults;
+}
+
+static unsigned int gap_after;	/* the range whose following page to hit */
+
+static void hit_gap(FIXTURE_DATA(inv) *self)
+{
+	char *gap = (char *)range_ptr(&self->l, gap_after) + self->l.r[gap_after].size;
+
+	madvise(gap, page_size, MADV_DONTNEED);
+}
+
+/* a gap invalidation inside the restore's window forces no second pass */
+TEST_F(inv, gap_invalidation_during_restore)
+{
+	unsigned int k = 1;
+
+	gap_after = k;
+	ASSERT_NE(NINV, next_in_memory(&self->l, k));
+	/* range k once: the gap hit neither rejects the commit nor re-faults */
+	ASSERT_EQ(1, held_restore(_metadata, self, range_ptr(&self->l, k),
+				  self->l.r[k].size, hit_gap));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+}
+
+static unsigned int hit_again;	/* the range to invalidate inside the window */
+static pid_t keeper;
+
+static void hit_range(FIXTURE_DATA(inv) *self)
+{
+	unsigned int k = hit_again;
+	pid_t parent = getpid();
+
+	/* keep the faulted page alive, as invalidate_between_fault_and_commit */
+	keeper = fork();
+	if (keeper == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == parent)
+			pause();
+		_exit(0);
+	}
+	madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED);
+	fill(range_ptr(&self->l, k), self->l.r[k].size, 0x6161);
+}
+
+/*
+ * Two neighbours j and k of one window are faulted by a restore; range k
+ * is hit again between the window's walk and the commit. The commit takes
+ * j and rejects k, and the second pass faults k alone: 3 range faults in
+ * all. The device then reads k's new data.
+ */
+TEST_F(inv, refault_only_the_hit_range)
+{
+	unsigned int j, k = NINV;
+	char *from;
+
+	for (j = 0; j < NINV && k == NINV; j++)
+		k = next_in_memory(&self->l, j);
+	j--;
+	ASSERT_NE(NINV, k);
+	hit_again = k;
+	from = range_ptr(&self->l, j);
+	/* one invalidation over j, the gap page and k */
+	EXPECT_EQ(3, held_restore(_metadata, self, from,
+				  (char *)range_ptr(&self->l, k) + self->l.r[k].size - from,
+				  hit_range));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	if (keeper > 0) {
+		kill(keeper, SIGKILL);
+		waitpid(keeper, NULL, 0);
+	}
+}
+
+/*
+ * One window across three VMAs and a hole: ranges in an anonymous private
+ * mapping, a shared one and a third, with an unmapped hole, a read-only
+ * page and a PROT_NONE page between them. The gaps are walked, not
+ * faulted, so a writable registration succeeds and the device reads every
+ * range; unmapping a gap page afterwards evicts nothing.
+ */
+TEST(window_across_vmas_and_holes)
+{
+	/* pages: 0-3 private, 4-5 hole, 6-9 shared, 10 read-only, 11 none, 12-15 */
+	static const unsigned int at[] = { 12, 2, 7, 0, 14, 9 };
+	struct userptr_emu_query_args q, q0;
+	struct layout l = { .n = 6 };
+	struct userptr_emu_range r[6];
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+	uint64_t h;
+	char *base;
+	unsigned int i;
+
+	ASSERT_GE(fd, 0);
+	base = mmap(NULL, 16 * page_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, base);
+	ASSERT_EQ(0, munmap(base + 4 * page_size, 2 * page_size));
+	ASSERT_NE(MAP_FAILED, mmap(base + 6 * page_size, 4 * page_size,
+				   PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	ASSERT_EQ(0, mprotect(base + 10 * page_size, page_size, PROT_READ));
+	ASSERT_EQ(0, mprotect(base + 11 * page_size, page_size, PROT_NONE));
+	l.r = r;
+	for (i = 0; i < 6; i++) {
+		r[i].start = (uintptr_t)base + at[i] * page_size;
+		r[i].size = page_size;
+		l.total += page_size;
+		fill(range_ptr(&l, i), page_size, 0x7000 + i);
+	}
+	ASSERT_EQ(0, emu_alloc_batch(fd, DEV_VA, &l, FLAGS_RW, &h));
+	ASSERT_EQ(0, emu_query(fd, h, &q0, NULL));
+	EXPECT_EQ(1, q0.num_windows);
+	EXPECT_EQ(6, q0.num_valid);
+	EXPECT_EQ(0, device_matches_cpu(_metadata, fd, DEV_VA, &l, -1));
+	/* gap pages of every kind go away: nothing of the batch moves */
+	ASSERT_EQ(0, munmap(base + 10 * page_size, 2 * page_size));
+	ASSERT_EQ(0, munmap(base + 8 * page_size, page_size));
+	ASSERT_EQ(0, emu_query(fd, h, &q, NULL));
+	EXPECT_EQ(q0.evictions, q.evictions);
+	EXPECT_EQ(q0.range_faults, q.range_faults);
+	EXPECT_EQ(6, q.num_valid);
+	/* a hit range still evicts, and only it is faulted again */
+	ASSERT_EQ(0, madvise(range_ptr(&l, 3), page_size, MADV_DONTNEED));
+	fill(range_ptr(&l, 3), page_size, 0x7778);
+	EXPECT_EQ(0, device_matches_cpu(_metadata, fd, DEV_VA, &l, -1));
+	ASSERT_EQ(0, emu_query(fd, h, &q, NULL));
+	EXPECT_LT(q0.evictions, q.evictions);
+	EXPECT_EQ(q0.range_faults + 1, q.range_faults);
+	EXPECT_EQ(0, emu_free(fd, h));
+	EXPECT_EQ(0, emu_stats(fd).file_ranges);
+	munmap(base, 16 * page_size);
+	close(fd);
+}
+
 /* ---------------- process exit ---------------- */
 
 TEST(exit_with_live_batches)
@@ -966,6 +1194,7 @@ TEST(exit_with_live_batches)
 	after = emu_stats(fd);
 	EXPECT_EQ(before.dev_allocs, after.dev_allocs);
 	EXPECT_EQ(before.dev_ranges, after.dev_ranges);
+	EXPECT_EQ(before.dev_windows, after.dev_windows);
 	EXPECT_EQ(before.dev_pages, after.dev_pages);
 	close(fd);
 }
@@ -1042,6 +1271,7 @@ FIXTURE_TEARDOWN(bad)
 	EXPECT_EQ(0, s.file_ranges);
 	EXPECT_EQ(self->before.dev_allocs, s.dev_allocs);
 	EXPECT_EQ(self->before.dev_ranges, s.dev_ranges);
+	EXPECT_EQ(self->before.dev_windows, s.dev_windows);
 	EXPECT_EQ(self->before.dev_pages, s.dev_pages);
 	close(self->fd);
 	layout_free(&self->l);
