@@ -229,9 +229,10 @@ static void print_memory(FILE *f, const struct totals *t)
 		for (i = 0; i < KT_NR_EVENTS && event_names[i]; i++)
 			fprintf(f, "%s%s %llu", i ? ", " : "", event_names[i],
 				(unsigned long long)t->events[i]);
-		fprintf(f, "); %llu of windows that hit only gaps; %llu ranges evicted; %llu restores (%llu failed) in %llu window walks, %llu hmm_range_fault calls\n",
+		fprintf(f, "), %llu of windows that hit only gaps; %llu ranges evicted; ",
 			(unsigned long long)c[KT_INVALIDATE_GAP],
-			(unsigned long long)c[KT_EVICT_RANGES],
+			(unsigned long long)c[KT_EVICT_RANGES]);
+		fprintf(f, "%llu restores (%llu failed): %llu window walks, %llu hmm calls\n",
 			(unsigned long long)c[KT_RESTORES],
 			(unsigned long long)c[KT_RESTORE_ERRORS],
 			(unsigned long long)c[KT_RESTORE_WINDOWS],

@@ -91,7 +91,7 @@ static const struct argp_option opts[] = {
 	{ "no-warmup", 'W', NULL, 0,
 	  "No untimed first round (tracing: the ioctls are then the run's alone)" },
 	{ "gap-probe", 'g', NULL, 0,
-	  "Time MADV_DONTNEED of the gaps between N one-page ranges with and without a batch over them" },
+	  "Time MADV_DONTNEED of gap pages with and without a batch over them" },
 	{ "verbose", 'v', NULL, 0, "Every repetition's times" },
 	{},
 };
@@ -502,8 +502,9 @@ static int gap_probe(void)
 	}
 	mn = median(without, env.reps) * 1e6;
 	mw = median(with, env.reps) * 1e6;
-	printf("%u gap pages: MADV_DONTNEED without a batch %.1f us, with one over them %.1f us (%.2fx); %u notifier(s); %.1f bytes of helper memory per range\n",
-	       n, mn, mw, mw / mn, q.num_windows, (double)q.helper_bytes / n);
+	printf("%u gap pages: MADV_DONTNEED without a batch %.1f us, ", n, mn);
+	printf("with one over them %.1f us (%.2fx); %u notifier(s); ", mw, mw / mn, q.num_windows);
+	printf("%.1f bytes of helper memory per range\n", (double)q.helper_bytes / n);
 	if (!env.json)
 		return 0;
 	f = fopen(env.json, "w");

@@ -25,7 +25,8 @@ verdict() {
 }
 
 # The tests the switches break, and the storm they run.
-broken=(inv.madv_dontneed inv.mremap_onto_range inv.invalidate_between_fault_and_commit)
+broken=(inv.madv_dontneed inv.mremap_onto_range inv.invalidate_between_fault_and_commit
+	win.refault_only_the_hit_range)
 stress=("$top/build/bin/userptr-stress" -n 16 -i 40 -T 3000 -a dontneed,mremap,fork,write)
 
 # baseline: with every switch off, the tests pass and kfdtrace's verdict on
@@ -97,6 +98,7 @@ expect_fail inject_ignore_invalidate inv.madv_dontneed
 expect_fail inject_ignore_invalidate inv.mremap_onto_range
 expect_fail inject_never_restore inv.madv_dontneed
 expect_fail inject_skip_seq_check inv.invalidate_between_fault_and_commit
+expect_fail inject_skip_seq_check win.refault_only_the_hit_range
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 [ $TAP_FAILED -eq 0 ]

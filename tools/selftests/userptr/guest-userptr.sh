@@ -44,6 +44,14 @@ bench_counts() {
 	else
 		tap_fail "userptr-bench -m batch -m contiguous"
 	fi
+	# the gap probe fails by itself when a gap evicts; its JSON has the
+	# one notifier of the batch and the helper's memory
+	if "$top/build/bin/userptr-bench" -n 64 --gap-probe -r 1 -o "$json" >/dev/null; then
+		tap_run "userptr-bench --gap-probe: 64 gap pages dropped, no eviction, 1 notifier" \
+			jq -e '.windows == 1 and .ratio > 0 and .helper_bytes_per_range > 0' "$json"
+	else
+		tap_fail "userptr-bench --gap-probe"
+	fi
 }
 
 if tap_run "modprobe userptr_emu" load_emu; then
