@@ -666,12 +666,13 @@ static bool target_exists(const char *t)
 }
 
 /*
- * The HMM and notifier probes run per range: three trampolines for each
- * registered range. Where the helper's tracepoints exist they already
- * count a batch's faulted ranges (restore_end) and time each range faulted
- * again (range_refault), and a batch has one notifier per range by
- * construction, so these load on request (-a) only, to time each
- * hmm_range_fault() call and to prove the notifier count;
+ * The HMM and notifier probes run per call: three trampolines for each
+ * range registered one by one. Where the helper's tracepoints exist they
+ * already count a batch's faulted ranges, windows and hmm_range_fault()
+ * calls (restore_end) and time each range faulted again (range_refault),
+ * and create reports a batch's notifiers (windows), so these load on
+ * request (-a) only, to time each hmm_range_fault() call and to prove the
+ * notifier count;
  * without the helper (a kernel without the series) they are the only view
  * of faults and notifiers, and load by default.
  */
