@@ -7,7 +7,8 @@
 # userptr-bench for N = 1, 16, 256, 4096, 8192 ranges of 4 KiB, and of
 # 2 MiB up to N = 256 (the 2 MiB layouts beyond, 8 GiB and more, do not fit
 # the guest), each in the three modes, restoring after invalidating 1 and
-# N/2 ranges; one JSON file per row in OUTDIR. Then the 4096-range batch
+# N/2 ranges; one JSON file per row in OUTDIR. Then 4096 and 8192 ranges
+# scattered inside one mapping, the 4096-range batch
 # with a notifier per range, and the gap probe (the price of one notifier
 # over many ranges for the rest of the process). Then two runs under kfdtrace
 # that count what the table cannot: the ioctls of 4096 ranges per range and
@@ -31,6 +32,16 @@ for size in 4k 2m; do
 		"$bin/userptr-bench" -n "$n" -s "$size" -k 1 -k half -r "$reps" \
 			-o "$out/n${n}_${size}.json"
 	done
+done
+
+# The same N x 4 KiB with the ranges scattered inside one mapping (a
+# guest's RAM in its host process), where the page walk of a batch meets
+# one VMA, not one or two per range as in the layout above.
+for n in 4096 8192; do
+	[ "$n" -le "$maxn" ] || continue
+	echo "== $n x 4k, one mapping"
+	"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -k 1 -k half -r "$reps" \
+		-o "$out/m${n}_4k.json"
 done
 
 # The notifier choice, measured: the N = 4096 row of batch and contiguous

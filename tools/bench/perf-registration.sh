@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Where a registration's time goes: perf samples (cpu-clock, with kernel
 # call chains) of userptr-bench registering N scattered 4 KiB ranges on the
-# emulated device in MODE (batch, per-range or contiguous), ROUNDS times.
-# Run it in the guest on the bench kernel, with a results directory:
+# emulated device in MODE (batch, per-range or contiguous), ROUNDS times;
+# more userptr-bench options after those (--one-mapping). Run it in the
+# guest on the bench kernel, with a results directory:
 #
 #   scripts/vm-run --flavour bench --out build/perf -- \
-#           tools/bench/perf-registration.sh [N] [ROUNDS] [MODE]
+#           tools/bench/perf-registration.sh [N] [ROUNDS] [MODE] [OPTION...]
 #
 # It leaves perf.data and the guest's kallsyms in the results directory
 # (the guest's tmpfs is gone after the run) and prints the report of the
@@ -14,33 +15,35 @@
 # same report on the host, against the kernel's symbols:
 #
 #   perf report -i build/perf/perf.data --kallsyms build/perf/kallsyms \
-#           --parent uemu_alloc_ranges -x --sort sym --percentage relative --stdio
+#           --parent '^uemu_ioctl_alloc' -x --sort sym --percentage relative --stdio
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-4096}
 rounds=${2:-40}
 mode=${3:-batch}
+shift $(($# < 3 ? $# : 3))
 . "$top/tools/bench/perf-guest.sh"
 perf record -q -e cpu-clock -F 4000 -g -o "$out/perf.data" -- \
 	"$top/build/bin/userptr-bench" -n "$n" -s 4k -m "$mode" -r "$rounds" -k 1 -W \
-	-o "$out/bench.json" >/dev/null
-# perf report of the samples under uemu_alloc_ranges() (the registration)
+	-o "$out/bench.json" "$@" >/dev/null
+# perf report of the samples under the device's alloc ioctls (the
+# registration: copying the ranges in, the batch's creation, its populate)
 under() {
 	perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" \
-		--parent uemu_alloc_ranges -x --stdio -g none "$@" 2>/dev/null
+		--parent '^uemu_ioctl_alloc' -x --stdio -g none "$@" 2>/dev/null
 }
 report() {
 	under --sort sym --percentage relative --percent-limit 1 "$@" | grep -v '^$' | head -n 40
 }
 # the registration's median as userptr-bench timed it, and how much of
-# the whole run's time was spent under uemu_alloc_ranges() (4000 samples
-# a second of CPU time)
-samples=$(under --sort parent -n | awk '$4 == "uemu_alloc_ranges" { print $3 }')
+# the whole run's time was spent under the alloc ioctls (4000 samples a
+# second of CPU time)
+samples=$(under --sort parent -n | awk '$4 ~ /^uemu_ioctl_alloc/ { s += $3 } END { print s + 0 }')
 echo "== $mode, $n ranges: registration median" \
 	"$(jq -r --arg m "$mode" '.modes[$m].register.median_us' "$out/bench.json") us;" \
-	"${samples:-0} samples under uemu_alloc_ranges in $rounds rounds:" \
+	"${samples:-0} samples under the alloc ioctls in $rounds rounds:" \
 	"$(echo "${samples:-0} * 250 / $rounds" | bc) us a round"
-echo "== samples under uemu_alloc_ranges (the registration): self time, by symbol"
+echo "== samples under the alloc ioctls (the registration): self time, by symbol"
 report --no-children
 echo "== including callees"
 report --children

@@ -128,28 +128,37 @@ static int check_scattered(const struct layout *l)
 	return ret;
 }
 
-int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
-		 uint64_t seed)
+/* a random order of n: index i of the address order holds range order[i] */
+static unsigned int *shuffled(unsigned int n, uint64_t seed)
 {
-	unsigned int *order, i, j;
-	int ret = alloc_arrays(l, n);
+	unsigned int *order = calloc(n, sizeof(*order)), i, j, t;
 
-	order = calloc(n, sizeof(*order));
-	if (ret || !order) {
-		free(order);
-		wl_free(l);
-		return -ENOMEM;
-	}
-	/* allocated in a shuffled order, so address order is not device order */
+	if (!order)
+		return NULL;
 	for (i = 0; i < n; i++)
 		order[i] = i;
 	seed = seed ? seed : 1;
 	for (i = n - 1; i > 0; i--) {
-		unsigned int t = order[i];
-
 		j = wl_rng(&seed) % (i + 1);
+		t = order[i];
 		order[i] = order[j];
 		order[j] = t;
+	}
+	return order;
+}
+
+int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
+		 uint64_t seed)
+{
+	unsigned int *order, i;
+	int ret = alloc_arrays(l, n);
+
+	/* allocated in a shuffled order, so address order is not device order */
+	order = shuffled(n, seed);
+	if (ret || !order) {
+		free(order);
+		wl_free(l);
+		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
 		unsigned int k = order[i];
@@ -188,6 +197,45 @@ int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
 	return ret;
 }
 
+int wl_one_mapping(struct layout *l, unsigned int n, const uint64_t *sizes,
+		   uint64_t seed)
+{
+	unsigned int *order, i;
+	char *p;
+
+	if (alloc_arrays(l, n)) {
+		wl_free(l);
+		return -ENOMEM;
+	}
+	order = shuffled(n, seed);
+	for (i = 0; i < n; i++) {
+		l->total += sizes[i];
+		l->base_size += sizes[i] + l->page_size;
+	}
+	l->base = mmap(NULL, l->base_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!order || l->base == MAP_FAILED) {
+		if (l->base == MAP_FAILED)
+			l->base = NULL;
+		free(order);
+		wl_free(l);
+		return -ENOMEM;
+	}
+	/* in address order, each range then a page of the mapping not in any */
+	p = l->base;
+	for (i = 0; i < n; i++) {
+		unsigned int k = order[i];
+
+		l->r[k].start = (uintptr_t)p;
+		l->r[k].size = sizes[k];
+		wl_fill(p, sizes[k], k + 1);
+		p += sizes[k] + l->page_size;
+	}
+	free(order);
+	set_offsets(l);
+	return 0;
+}
+
 int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes)
 {
 	unsigned int i;
@@ -206,6 +254,7 @@ int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes)
 		wl_free(l);
 		return -ENOMEM;
 	}
+	l->base_size = l->total;
 	p = l->base;
 	for (i = 0; i < n; i++) {
 		l->r[i].start = (uintptr_t)p;
@@ -230,7 +279,7 @@ void wl_free(struct layout *l)
 			free(l->mem[i]);
 	}
 	if (l->base)
-		munmap(l->base, l->total);
+		munmap(l->base, l->base_size);
 	free(l->r);
 	free(l->mem);
 	free(l->mapped);

@@ -2,8 +2,10 @@
 /*
  * Memory layouts of the workloads: N ranges scattered over the address
  * space as an application's buffers are (malloc and mmap interleaved, no
- * two adjacent), or the same sizes back to back in one mapping (the
- * reference without fragmentation), filled with a pattern per range.
+ * two adjacent), scattered inside one mapping as a guest's pages are in
+ * its RAM (a page between neighbours, device order shuffled), or the same
+ * sizes back to back in one mapping (the reference without fragmentation),
+ * filled with a pattern per range.
  */
 #ifndef __LAYOUT_H
 #define __LAYOUT_H
@@ -19,7 +21,8 @@ struct layout {
 	void **mem;		/* scattered: what to free or unmap per range */
 	unsigned char *mapped;	/* scattered: 1 for mmap, 0 for malloc */
 	uint64_t *off;		/* device offset of each range */
-	void *base;		/* contiguous: the one mapping */
+	void *base;		/* contiguous, one mapping: the mapping */
+	uint64_t base_size;	/* its size */
 	uint64_t total;
 	uint64_t page_size;
 };
@@ -33,6 +36,8 @@ uint64_t wl_sizes(uint64_t *sizes, unsigned int n, uint64_t fixed, uint64_t max,
 		  uint64_t seed);
 int wl_scattered(struct layout *l, unsigned int n, const uint64_t *sizes,
 		 uint64_t seed);
+int wl_one_mapping(struct layout *l, unsigned int n, const uint64_t *sizes,
+		   uint64_t seed);
 int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes);
 void wl_free(struct layout *l);
 /* device offset of range i: the sizes of the ranges before it */

@@ -22,6 +22,10 @@
  *
  *   userptr-bench -n 4096 -s 4k -k 1 -k half -r 5 -o results.json
  *   userptr-bench -n 4096 --gap-probe -r 5 -o gaps.json
+ *
+ * --one-mapping scatters the ranges inside one mapping (a guest's RAM as
+ * its host process maps it) instead of over the heap and many mappings.
+ *   userptr-bench -n 4096 -s 4k --one-mapping -o guest.json
  */
 #include <argp.h>
 #include <errno.h>
@@ -58,6 +62,7 @@ static struct env {
 	enum upr_backend backend;
 	bool no_warmup;
 	bool gap_probe;
+	bool one_mapping;
 	bool verbose;
 } env = {
 	.lay = { .n = 4096, .min_n = 1, .size = 4096, .seed = 1 },
@@ -90,6 +95,8 @@ static const struct argp_option opts[] = {
 	{ "backend", 'b', "DEV", 0, "emu (default) or kfd; restore and access need emu" },
 	{ "no-warmup", 'W', NULL, 0,
 	  "No untimed first round (tracing: the ioctls are then the run's alone)" },
+	{ "one-mapping", 'M', NULL, 0,
+	  "Scatter the ranges in one mapping, a page between neighbours (a guest's RAM)" },
 	{ "gap-probe", 'g', NULL, 0,
 	  "Time MADV_DONTNEED of gap pages with and without a batch over them" },
 	{ "verbose", 'v', NULL, 0, "Every repetition's times" },
@@ -140,6 +147,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'g':
 		env.gap_probe = true;
+		break;
+	case 'M':
+		env.one_mapping = true;
 		break;
 	case 'v':
 		env.verbose = true;
@@ -208,8 +218,12 @@ static int run_once(int mode, unsigned int rep,
 	double t0;
 	int ret, fd;
 
-	ret = mode == CONTIGUOUS ? wl_contiguous(&l, env.lay.n, sizes) :
-				   wl_scattered(&l, env.lay.n, sizes, env.lay.seed);
+	if (mode == CONTIGUOUS)
+		ret = wl_contiguous(&l, env.lay.n, sizes);
+	else if (env.one_mapping)
+		ret = wl_one_mapping(&l, env.lay.n, sizes, env.lay.seed);
+	else
+		ret = wl_scattered(&l, env.lay.n, sizes, env.lay.seed);
 	if (ret) {
 		fprintf(stderr, "layout of %u ranges: %s\n", env.lay.n, strerror(-ret));
 		return ret;
@@ -374,6 +388,7 @@ static int write_json(const char *path, const char *device)
 	fprintf(f, "  \"cpus\": %ld,\n", sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(f, "  \"device\": \"%s\",\n  \"n\": %u,\n  \"size\": %llu,\n", device,
 		env.lay.n, (unsigned long long)env.lay.size);
+	fprintf(f, "  \"layout\": \"%s\",\n", env.one_mapping ? "one-mapping" : "scattered");
 	fprintf(f, "  \"max_size\": %llu,\n  \"seed\": %llu,\n  \"reps\": %u,\n",
 		(unsigned long long)env.lay.max_size, (unsigned long long)env.lay.seed, env.reps);
 	fprintf(f, "  \"k\": [");
@@ -438,23 +453,64 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+#define WINDOW_GAP	"/sys/module/drm_userptr_batch/parameters/window_gap_kb"
+
+/* set the helper's window_gap_kb, keeping the old value in old: 0 or -1 */
+static int window_gap(const char *value, char *old, size_t size)
+{
+	FILE *f = fopen(WINDOW_GAP, "r+");
+	int ret = 0;
+
+	if (!f)
+		return -1;
+	if (old && !fgets(old, size, f))
+		ret = -1;
+	if (!ret && (fseek(f, 0, SEEK_SET) || fputs(value, f) < 0))
+		ret = -1;
+	return fclose(f) ? -1 : ret;
+}
+
+/* register the batch, drop the gap pages, check and unregister: seconds */
+static double gap_round(struct upr_dev *dev, const struct upr_range *r, char *base,
+			unsigned int n, long page, struct userptr_emu_query_args *q)
+{
+	struct upr_alloc *a;
+	double t;
+	int ret;
+
+	if (upr_register(dev, r, n, 0, UPR_WRITABLE, &a)) {
+		fprintf(stderr, "batch: %s\n", upr_errmsg());
+		return -1;
+	}
+	t = drop_gaps(base, n, page);
+	q->handle = upr_alloc_handle(a, 0);
+	ret = ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_QUERY, q);
+	if (upr_unregister(dev, a) || ret)
+		return -1;
+	/* a gap evicted: the notifier is imprecise */
+	return q->evictions || q->num_valid != n ? -1 : t;
+}
+
 /*
  * The price of a window's notifier over gaps: N one-page ranges with a
  * page between neighbours, one batch over them. Every invalidation of a
  * gap page now calls the batch's notifier, which must find that it hits
  * no range and do nothing else. Times MADV_DONTNEED of the N gap pages
- * without a batch and with one, interleaved per repetition; checks that
- * the batch saw no eviction and reads the helper's memory per range.
+ * without a batch, with a batch of a notifier per range (window_gap_kb=0:
+ * the mm has notifiers, none over a gap) and with one over them,
+ * interleaved per repetition; checks that no batch saw an eviction and
+ * reads the helper's memory per range.
  */
 static int gap_probe(void)
 {
 	unsigned int n = env.lay.n, i, rep;
 	long page = sysconf(_SC_PAGESIZE);
-	double without[MAX_REPS], with[MAX_REPS], mw, mn;
+	double without[MAX_REPS], with[MAX_REPS], each[MAX_REPS], mw, mn, me = -1;
+	struct userptr_emu_query_args qe = {};
+	char old[32] = "";
 	struct upr_opts o = { .backend = UPR_BACKEND_EMU, .mode = UPR_MODE_BATCH };
 	struct userptr_emu_query_args q = {};
 	struct upr_range *r;
-	struct upr_alloc *a;
 	struct upr_dev *dev;
 	char *base;
 	FILE *f;
@@ -474,21 +530,19 @@ static int gap_probe(void)
 		fprintf(stderr, "%s\n", upr_errmsg());
 		return -ENODEV;
 	}
+	/* root in the guest: a notifier per range too; elsewhere without */
+	if (window_gap("0", old, sizeof(old)) || window_gap(old, NULL, 0))
+		old[0] = 0;
 	for (rep = 0; rep < env.reps && !ret; rep++) {
 		without[rep] = drop_gaps(base, n, page);
-		ret = upr_register(dev, r, n, 0, UPR_WRITABLE, &a);
-		if (ret) {
-			fprintf(stderr, "batch: %s\n", upr_errmsg());
-			break;
+		if (old[0]) {
+			window_gap("0", NULL, 0);
+			each[rep] = gap_round(dev, r, base, n, page, &qe);
+			window_gap(old, NULL, 0);
+			if (each[rep] < 0)
+				ret = -EIO;
 		}
-		with[rep] = drop_gaps(base, n, page);
-		q.handle = upr_alloc_handle(a, 0);
-		if (ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_QUERY, &q))
-			ret = -errno;
-		else if (q.evictions || q.num_valid != n)
-			ret = -EIO;	/* a gap evicted: the notifier is imprecise */
-		if (upr_unregister(dev, a) && !ret)
-			ret = -EIO;
+		with[rep] = gap_round(dev, r, base, n, page, &q);
 		if (without[rep] < 0 || with[rep] < 0)
 			ret = -EIO;
 	}
@@ -502,8 +556,12 @@ static int gap_probe(void)
 	}
 	mn = median(without, env.reps) * 1e6;
 	mw = median(with, env.reps) * 1e6;
+	if (old[0])
+		me = median(each, env.reps) * 1e6;
 	printf("%u gap pages: MADV_DONTNEED without a batch %.1f us, ", n, mn);
-	printf("with one over them %.1f us (%.2fx); %u notifier(s); ", mw, mw / mn, q.num_windows);
+	if (old[0])
+		printf("with %u notifiers of one range each %.1f us, ", qe.num_windows, me);
+	printf("with %u over them %.1f us (%.2fx); ", q.num_windows, mw, mw / mn);
 	printf("%.1f bytes of helper memory per range\n", (double)q.helper_bytes / n);
 	if (!env.json)
 		return 0;
@@ -513,6 +571,8 @@ static int gap_probe(void)
 	fprintf(f, "{\n  \"bench\": \"gap-probe\",\n  \"n\": %u,\n  \"reps\": %u,\n", n, env.reps);
 	fprintf(f, "  \"without_batch_us\": %.1f,\n  \"with_batch_us\": %.1f,\n", mn, mw);
 	fprintf(f, "  \"ratio\": %.4f,\n  \"windows\": %u,\n", mw / mn, q.num_windows);
+	fprintf(f, "  \"per_range_notifiers_us\": %.1f,\n  \"per_range_notifiers\": %u,\n",
+		me, qe.num_windows);
 	fprintf(f, "  \"helper_bytes\": %llu,\n  \"helper_bytes_per_range\": %.1f\n}\n",
 		(unsigned long long)q.helper_bytes, (double)q.helper_bytes / n);
 	return fclose(f) ? -errno : 0;
