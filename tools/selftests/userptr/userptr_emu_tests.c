@@ -544,26 +544,29 @@ TEST_F(reg, batch_and_per_range)
 
 #define NINV	8
 
-FIXTURE(inv)
-{
+/* the fixtures of the invalidation tests: one batch of NINV ranges */
+struct registered {
 	int fd;
 	struct layout l;
 	uint64_t h;
 };
 
-FIXTURE_SETUP(inv)
+static void registered_setup(struct __test_metadata *_metadata, struct registered *self,
+			     const size_t *sizes, uint64_t seed, bool small)
 {
-	const size_t sizes[NINV] = { 4 * KIB, 64 * KIB, 2 * MIB, 8 * KIB,
-				     1 * MIB, 4 * KIB, 4 * MIB, 12 * KIB };
-
 	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", DEV, strerror(errno));
-	ASSERT_EQ(0, layout_make(&self->l, NINV, sizes, 99, -1));
+	ASSERT_EQ(0, layout_make(&self->l, NINV, sizes, seed, -1));
+	if (small) {
+		/* no transparent huge page can back it, nor be collapsed in it */
+		ASSERT_LT(self->l.span, 2 * MIB);
+		ASSERT_EQ(0, madvise(self->l.base, self->l.span, MADV_NOHUGEPAGE));
+	}
 	ASSERT_EQ(0, emu_alloc_batch(self->fd, DEV_VA, &self->l, FLAGS_RW, &self->h));
 	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
 }
 
-FIXTURE_TEARDOWN(inv)
+static void registered_teardown(struct __test_metadata *_metadata, struct registered *self)
 {
 	/* a test that failed inside a held commit must not leave it held */
 	param_write("restore_commit_delay_ms", "0");
@@ -571,6 +574,24 @@ FIXTURE_TEARDOWN(inv)
 	EXPECT_EQ(0, emu_stats(self->fd).file_ranges);
 	close(self->fd);
 	layout_free(&self->l);
+}
+
+FIXTURE(inv)
+{
+	struct registered b;
+};
+
+FIXTURE_SETUP(inv)
+{
+	const size_t sizes[NINV] = { 4 * KIB, 64 * KIB, 2 * MIB, 8 * KIB,
+				     1 * MIB, 4 * KIB, 4 * MIB, 12 * KIB };
+
+	registered_setup(_metadata, &self->b, sizes, 99, false);
+}
+
+FIXTURE_TEARDOWN(inv)
+{
+	registered_teardown(_metadata, &self->b);
 }
 
 /* read range i through the device */
@@ -584,53 +605,53 @@ TEST_F(inv, madv_dontneed)
 	struct userptr_emu_query_args q;
 	unsigned int k = 2;
 
-	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
+	ASSERT_EQ(0, madvise(range_ptr(&self->b.l, k), self->b.l.r[k].size, MADV_DONTNEED));
 	/* the device sees the zero pages the CPU sees now, never the old data */
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
-	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
+	ASSERT_EQ(0, emu_query(self->b.fd, self->b.h, &q, NULL));
 	EXPECT_GE(q.evictions, 1);
 	EXPECT_GE(q.restores, 1);
 	EXPECT_EQ(NINV, q.num_valid);
 	/* and what the CPU writes next */
-	fill(range_ptr(&self->l, k), self->l.r[k].size, 0x5151);
-	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	fill(range_ptr(&self->b.l, k), self->b.l.r[k].size, 0x5151);
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 }
 
 TEST_F(inv, munmap_one_range)
 {
 	struct userptr_emu_query_args q;
 	uint8_t valid[NINV];
-	char *buf = malloc(self->l.r[4].size);
+	char *buf = malloc(self->b.l.r[4].size);
 	unsigned int k = 4, i;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(0, munmap(range_ptr(&self->l, k), self->l.r[k].size));
-	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
-	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, valid));
+	ASSERT_EQ(0, munmap(range_ptr(&self->b.l, k), self->b.l.r[k].size));
+	ASSERT_EQ(0, emu_wait_restored(self->b.fd, self->b.h, &q));
+	ASSERT_EQ(0, emu_query(self->b.fd, self->b.h, &q, valid));
 	EXPECT_EQ(1, q.num_failed);
 	EXPECT_EQ(NINV - 1, q.num_valid);
 	for (i = 0; i < NINV; i++)
 		EXPECT_EQ(i != k, valid[i]) TH_LOG("range %u", i);
 	/* the range is gone for the device; the rest of the batch works */
-	EXPECT_EQ(-EFAULT, read_range(self->fd, &self->l, k, buf));
-	EXPECT_EQ(0, ranges_match(_metadata, self->fd, DEV_VA, &self->l, k));
+	EXPECT_EQ(-EFAULT, read_range(self->b.fd, &self->b.l, k, buf));
+	EXPECT_EQ(0, ranges_match(_metadata, self->b.fd, DEV_VA, &self->b.l, k));
 	free(buf);
 }
 
 TEST_F(inv, munmap_part_of_a_range)
 {
 	struct userptr_emu_query_args q;
-	char *buf = malloc(self->l.r[2].size);
+	char *buf = malloc(self->b.l.r[2].size);
 	unsigned int k = 2;
 
 	ASSERT_NE(NULL, buf);
 	/* the second half of range k */
-	ASSERT_EQ(0, munmap((char *)range_ptr(&self->l, k) + self->l.r[k].size / 2,
-			    self->l.r[k].size / 2));
-	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	ASSERT_EQ(0, munmap((char *)range_ptr(&self->b.l, k) + self->b.l.r[k].size / 2,
+			    self->b.l.r[k].size / 2));
+	ASSERT_EQ(0, emu_wait_restored(self->b.fd, self->b.h, &q));
 	EXPECT_EQ(1, q.num_failed);
-	EXPECT_EQ(-EFAULT, read_range(self->fd, &self->l, k, buf));
-	EXPECT_EQ(0, ranges_match(_metadata, self->fd, DEV_VA, &self->l, k));
+	EXPECT_EQ(-EFAULT, read_range(self->b.fd, &self->b.l, k, buf));
+	EXPECT_EQ(0, ranges_match(_metadata, self->b.fd, DEV_VA, &self->b.l, k));
 	free(buf);
 }
 
@@ -641,13 +662,13 @@ TEST_F(inv, munmap_all)
 	unsigned int i;
 
 	for (i = 0; i < NINV; i++)
-		ASSERT_EQ(0, munmap(range_ptr(&self->l, i), self->l.r[i].size));
-	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+		ASSERT_EQ(0, munmap(range_ptr(&self->b.l, i), self->b.l.r[i].size));
+	ASSERT_EQ(0, emu_wait_restored(self->b.fd, self->b.h, &q));
 	EXPECT_EQ(NINV, q.num_failed);
 	EXPECT_EQ(0, q.num_valid);
-	EXPECT_EQ(0, emu_stats(self->fd).dev_pages);
+	EXPECT_EQ(0, emu_stats(self->b.fd).dev_pages);
 	for (i = 0; i < NINV; i++)
-		EXPECT_EQ(-EFAULT, emu_access(self->fd, false, DEV_VA + range_off(&self->l, i),
+		EXPECT_EQ(-EFAULT, emu_access(self->b.fd, false, DEV_VA + range_off(&self->b.l, i),
 					      buf, sizeof(buf)));
 }
 
@@ -655,16 +676,16 @@ TEST_F(inv, munmap_all)
 TEST_F(inv, mremap_onto_range)
 {
 	unsigned int k = 1;
-	size_t size = self->l.r[k].size;
+	size_t size = self->b.l.r[k].size;
 	void *fresh = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	ASSERT_NE(MAP_FAILED, fresh);
 	fill(fresh, size, 0x77);
-	ASSERT_EQ(range_ptr(&self->l, k),
+	ASSERT_EQ(range_ptr(&self->b.l, k),
 		  mremap(fresh, size, size, MREMAP_MAYMOVE | MREMAP_FIXED,
-			 range_ptr(&self->l, k)));
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+			 range_ptr(&self->b.l, k)));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 }
 
 /* a range moved away: its old address is gone for the device */
@@ -672,16 +693,16 @@ TEST_F(inv, mremap_away)
 {
 	struct userptr_emu_query_args q;
 	unsigned int k = 3;
-	size_t size = self->l.r[k].size;
+	size_t size = self->b.l.r[k].size;
 	void *dst = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char buf[4096];
 
 	ASSERT_NE(MAP_FAILED, dst);
-	ASSERT_EQ(dst, mremap(range_ptr(&self->l, k), size, size,
+	ASSERT_EQ(dst, mremap(range_ptr(&self->b.l, k), size, size,
 			      MREMAP_MAYMOVE | MREMAP_FIXED, dst));
-	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	ASSERT_EQ(0, emu_wait_restored(self->b.fd, self->b.h, &q));
 	EXPECT_EQ(1, q.num_failed);
-	EXPECT_EQ(-EFAULT, emu_access(self->fd, false, DEV_VA + range_off(&self->l, k),
+	EXPECT_EQ(-EFAULT, emu_access(self->b.fd, false, DEV_VA + range_off(&self->b.l, k),
 				      buf, sizeof(buf)));
 	munmap(dst, size);
 }
@@ -689,8 +710,8 @@ TEST_F(inv, mremap_away)
 TEST_F(inv, madv_pageout_with_swap)
 {
 	unsigned int k = 6;	/* 4 MiB */
-	void *p = range_ptr(&self->l, k);
-	size_t size = self->l.r[k].size;
+	void *p = range_ptr(&self->b.l, k);
+	size_t size = self->b.l.r[k].size;
 
 	if (system("grep -q zram0 /proc/swaps"))
 		SKIP(return, "no zram swap set up");
@@ -701,17 +722,17 @@ TEST_F(inv, madv_pageout_with_swap)
 	EXPECT_TRUE(swapped_out(p, size));
 	ASSERT_EQ(0, param_write("restore_delay_ms", "1"));
 	/* the device waits for the restore, which swaps them back in */
-	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 	fill(p, size, 99);
-	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 }
 
 /* fork: the parent's registration follows the parent's pages after COW */
 TEST_F(inv, fork_cow)
 {
 	unsigned int k = 5;
-	char *p = range_ptr(&self->l, k);
-	size_t size = self->l.r[k].size;
+	char *p = range_ptr(&self->b.l, k);
+	size_t size = self->b.l.r[k].size;
 	char *buf = malloc(size);
 	int status;
 	pid_t pid;
@@ -726,11 +747,11 @@ TEST_F(inv, fork_cow)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	fill(p, size, 0xfafa);		/* the parent's copy */
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 
 	/* a device write lands in the parent's copy */
 	fill(buf, size, 0xd0d0);
-	ASSERT_EQ(0, emu_access(self->fd, true, DEV_VA + range_off(&self->l, k), buf, size));
+	ASSERT_EQ(0, emu_access(self->b.fd, true, DEV_VA + range_off(&self->b.l, k), buf, size));
 	EXPECT_EQ(-1, first_diff(buf, p, size));
 	free(buf);
 }
@@ -742,13 +763,13 @@ TEST_F(inv, mprotect_read_only)
 	char buf[4096];
 
 	/* a writable registration cannot map read-only memory */
-	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size, PROT_READ));
-	ASSERT_EQ(0, emu_wait_restored(self->fd, self->h, &q));
+	ASSERT_EQ(0, mprotect(range_ptr(&self->b.l, k), self->b.l.r[k].size, PROT_READ));
+	ASSERT_EQ(0, emu_wait_restored(self->b.fd, self->b.h, &q));
 	EXPECT_EQ(1, q.num_failed);
-	EXPECT_EQ(-EFAULT, emu_access(self->fd, false, DEV_VA + range_off(&self->l, k),
+	EXPECT_EQ(-EFAULT, emu_access(self->b.fd, false, DEV_VA + range_off(&self->b.l, k),
 				      buf, sizeof(buf)));
-	EXPECT_EQ(0, ranges_match(_metadata, self->fd, DEV_VA, &self->l, k));
-	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size,
+	EXPECT_EQ(0, ranges_match(_metadata, self->b.fd, DEV_VA, &self->b.l, k));
+	ASSERT_EQ(0, mprotect(range_ptr(&self->b.l, k), self->b.l.r[k].size,
 			      PROT_READ | PROT_WRITE));
 }
 
@@ -759,14 +780,14 @@ TEST_F(inv, read_only_registration)
 	uint64_t h = 0, va = DEV_VA + (1ULL << 40);
 	char buf[4096];
 
-	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size, PROT_READ));
-	ASSERT_EQ(0, emu_alloc(self->fd, va, self->l.r[k].start, self->l.r[k].size,
+	ASSERT_EQ(0, mprotect(range_ptr(&self->b.l, k), self->b.l.r[k].size, PROT_READ));
+	ASSERT_EQ(0, emu_alloc(self->b.fd, va, self->b.l.r[k].start, self->b.l.r[k].size,
 			       USERPTR_EMU_FLAG_USERPTR, &h));
-	ASSERT_EQ(0, emu_access(self->fd, false, va, buf, sizeof(buf)));
-	EXPECT_EQ(-1, first_diff(buf, range_ptr(&self->l, k), sizeof(buf)));
-	EXPECT_EQ(-EPERM, emu_access(self->fd, true, va, buf, sizeof(buf)));
-	EXPECT_EQ(0, emu_free(self->fd, h));
-	ASSERT_EQ(0, mprotect(range_ptr(&self->l, k), self->l.r[k].size,
+	ASSERT_EQ(0, emu_access(self->b.fd, false, va, buf, sizeof(buf)));
+	EXPECT_EQ(-1, first_diff(buf, range_ptr(&self->b.l, k), sizeof(buf)));
+	EXPECT_EQ(-EPERM, emu_access(self->b.fd, true, va, buf, sizeof(buf)));
+	EXPECT_EQ(0, emu_free(self->b.fd, h));
+	ASSERT_EQ(0, mprotect(range_ptr(&self->b.l, k), self->b.l.r[k].size,
 			      PROT_READ | PROT_WRITE));
 }
 
@@ -784,14 +805,14 @@ TEST_F(inv, thp_split)
 	ASSERT_NE(MAP_FAILED, raw);
 	ASSERT_EQ(0, madvise(p, size, MADV_HUGEPAGE));
 	fill(p, size, 0x7070);
-	ASSERT_EQ(0, emu_alloc_batch(self->fd, va, &l, FLAGS_RW, &h));
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
+	ASSERT_EQ(0, emu_alloc_batch(self->b.fd, va, &l, FLAGS_RW, &h));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->b.fd, va, &l, -1));
 	/* protecting one page splits the huge page mapping */
 	ASSERT_EQ(0, mprotect(p + 2 * MIB + 4096, 4096, PROT_READ));
 	ASSERT_EQ(0, mprotect(p + 2 * MIB + 4096, 4096, PROT_READ | PROT_WRITE));
 	fill(p + MIB, MIB, 0x7171);
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
-	EXPECT_EQ(0, emu_free(self->fd, h));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->b.fd, va, &l, -1));
+	EXPECT_EQ(0, emu_free(self->b.fd, h));
 	munmap(raw, size + 2 * MIB);
 }
 
@@ -808,8 +829,8 @@ TEST_F(inv, memfd_shared)
 	ASSERT_GE(mfd, 0);
 	ASSERT_EQ(0, ftruncate(mfd, 2 * MIB));
 	ASSERT_EQ(0, layout_make(&l, 4, sizes, 5, mfd));
-	ASSERT_EQ(0, emu_alloc_batch(self->fd, va, &l, FLAGS_RW, &h));
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
+	ASSERT_EQ(0, emu_alloc_batch(self->b.fd, va, &l, FLAGS_RW, &h));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->b.fd, va, &l, -1));
 
 	/* a device write shows through another mapping of the file */
 	view = mmap(NULL, 2 * MIB, PROT_READ, MAP_SHARED, mfd, 0);
@@ -817,15 +838,15 @@ TEST_F(inv, memfd_shared)
 	buf = malloc(l.total);
 	ASSERT_NE(NULL, buf);
 	fill(buf, l.total, 0x3333);
-	ASSERT_EQ(0, emu_access(self->fd, true, va, buf, l.total));
+	ASSERT_EQ(0, emu_access(self->b.fd, true, va, buf, l.total));
 	for (i = 0; i < l.n; i++)
 		EXPECT_EQ(-1, first_diff(view + l.file_off[i], buf + range_off(&l, i),
 					 l.r[i].size)) TH_LOG("range %u", i);
 
 	/* punching a hole in the file invalidates the ranges over it */
 	ASSERT_EQ(0, fallocate(mfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 2 * MIB));
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
-	EXPECT_EQ(0, emu_free(self->fd, h));
+	ASSERT_EQ(0, device_matches_cpu(_metadata, self->b.fd, va, &l, -1));
+	EXPECT_EQ(0, emu_free(self->b.fd, h));
 	munmap(view, 2 * MIB);
 	layout_free(&l);
 	close(mfd);
@@ -845,10 +866,10 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 
 	/* the commit waits until the knob is 0 again (at most 60 s) */
 	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "60000"));
-	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
+	ASSERT_EQ(0, madvise(range_ptr(&self->b.l, k), self->b.l.r[k].size, MADV_DONTNEED));
 	/* wait for the restore to be in the window */
 	for (i = 0; i < 10000; i++) {
-		ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+		ASSERT_EQ(0, emu_query(self->b.fd, self->b.h, &q, NULL));
 		if (q.restoring && q.num_faulted)
 			break;
 		usleep(500);
@@ -869,13 +890,13 @@ TEST_F(inv, invalidate_between_fault_and_commit)
 			pause();
 		_exit(0);
 	}
-	ASSERT_EQ(0, madvise(range_ptr(&self->l, k), self->l.r[k].size, MADV_DONTNEED));
-	fill(range_ptr(&self->l, k), self->l.r[k].size, 0x4242);
+	ASSERT_EQ(0, madvise(range_ptr(&self->b.l, k), self->b.l.r[k].size, MADV_DONTNEED));
+	fill(range_ptr(&self->b.l, k), self->b.l.r[k].size, 0x4242);
 	/* the invalidations and the write must have landed inside the window */
-	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	ASSERT_EQ(0, emu_query(self->b.fd, self->b.h, &q, NULL));
 	ASSERT_TRUE(q.restoring && q.num_faulted) TH_LOG("the commit window closed early");
 	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "0"));
-	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 	kill(child, SIGKILL);
 	ASSERT_EQ(child, waitpid(child, NULL, 0));
 }
@@ -929,7 +950,7 @@ TEST_F(inv, register_4096_under_invalidation_storm)
 	ASSERT_EQ(0, layout_make(&l, 4096, sizes, 11, -1));
 	s.l = &l;
 	ASSERT_EQ(0, pthread_create(&t, NULL, storm_thread, &s));
-	ret = emu_alloc_batch(self->fd, va, &l, FLAGS_RW, &h);
+	ret = emu_alloc_batch(self->b.fd, va, &l, FLAGS_RW, &h);
 	__atomic_store_n(&s.stop, true, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	helper_param_write("timeout_ms", old_timeout, NULL, 0);
@@ -937,10 +958,10 @@ TEST_F(inv, register_4096_under_invalidation_storm)
 	ASSERT_TRUE(ret == 0 || ret == -EBUSY) TH_LOG("ret %d", ret);
 	if (!ret) {
 		/* quiet now: the device must match the CPU everywhere */
-		EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, va, &l, -1));
-		EXPECT_EQ(0, emu_free(self->fd, h));
+		EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, va, &l, -1));
+		EXPECT_EQ(0, emu_free(self->b.fd, h));
 	} else {
-		EXPECT_EQ(1, emu_stats(self->fd).file_allocs);	/* the fixture's */
+		EXPECT_EQ(1, emu_stats(self->b.fd).file_allocs);	/* the fixture's */
 	}
 	layout_free(&l);
 	free(sizes);
@@ -955,9 +976,7 @@ TEST_F(inv, register_4096_under_invalidation_storm)
  */
 FIXTURE(win)
 {
-	int fd;
-	struct layout l;
-	uint64_t h;
+	struct registered b;
 };
 
 FIXTURE_SETUP(win)
@@ -965,22 +984,12 @@ FIXTURE_SETUP(win)
 	const size_t sizes[NINV] = { 4 * KIB, 16 * KIB, 8 * KIB, 4 * KIB,
 				     12 * KIB, 4 * KIB, 8 * KIB, 4 * KIB };
 
-	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
-	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", DEV, strerror(errno));
-	ASSERT_EQ(0, layout_make(&self->l, NINV, sizes, 77, -1));
-	ASSERT_LT(self->l.span, 2 * MIB);
-	ASSERT_EQ(0, madvise(self->l.base, self->l.span, MADV_NOHUGEPAGE));
-	ASSERT_EQ(0, emu_alloc_batch(self->fd, DEV_VA, &self->l, FLAGS_RW, &self->h));
-	ASSERT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	registered_setup(_metadata, &self->b, sizes, 77, true);
 }
 
 FIXTURE_TEARDOWN(win)
 {
-	param_write("restore_commit_delay_ms", "0");
-	EXPECT_EQ(0, emu_free(self->fd, self->h));
-	EXPECT_EQ(0, emu_stats(self->fd).file_ranges);
-	close(self->fd);
-	layout_free(&self->l);
+	registered_teardown(_metadata, &self->b);
 }
 
 /*
@@ -1003,11 +1012,11 @@ TEST_F(win, one_window)
 {
 	struct userptr_emu_query_args q;
 
-	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	ASSERT_EQ(0, emu_query(self->b.fd, self->b.h, &q, NULL));
 	EXPECT_EQ(1, q.num_windows);
 	/* registration faulted every range exactly once */
 	EXPECT_EQ(NINV, q.range_faults);
-	EXPECT_EQ(1, emu_stats(self->fd).dev_windows);
+	EXPECT_EQ(1, emu_stats(self->b.fd).dev_windows);
 }
 
 /*
@@ -1019,11 +1028,11 @@ TEST_F(win, gap_invalidation_evicts_nothing)
 	struct userptr_emu_query_args q0, q;
 	unsigned int i, gaps = 0;
 
-	ASSERT_EQ(0, emu_query(self->fd, self->h, &q0, NULL));
+	ASSERT_EQ(0, emu_query(self->b.fd, self->b.h, &q0, NULL));
 	for (i = 0; i < NINV; i++) {
-		char *gap = (char *)range_ptr(&self->l, i) + self->l.r[i].size;
+		char *gap = (char *)range_ptr(&self->b.l, i) + self->b.l.r[i].size;
 
-		if (next_in_memory(&self->l, i) == NINV)
+		if (next_in_memory(&self->b.l, i) == NINV)
 			continue;	/* the last range: its page is outside */
 		ASSERT_EQ(0, madvise(gap, page_size, MADV_DONTNEED));
 		ASSERT_EQ(0, mprotect(gap, page_size, PROT_NONE));
@@ -1031,12 +1040,12 @@ TEST_F(win, gap_invalidation_evicts_nothing)
 		gaps++;
 	}
 	ASSERT_EQ(NINV - 1, gaps);
-	ASSERT_EQ(0, emu_query(self->fd, self->h, &q, NULL));
+	ASSERT_EQ(0, emu_query(self->b.fd, self->b.h, &q, NULL));
 	EXPECT_EQ(q0.evictions, q.evictions);
 	EXPECT_EQ(0, q.evicted);
 	EXPECT_EQ(NINV, q.num_valid);
 	EXPECT_EQ(q0.range_faults, q.range_faults);
-	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 }
 
 /*
@@ -1094,11 +1103,11 @@ TEST_F(win, gap_invalidation_during_restore)
 	unsigned int k = 1;
 
 	gap_after = k;
-	ASSERT_NE(NINV, next_in_memory(&self->l, k));
+	ASSERT_NE(NINV, next_in_memory(&self->b.l, k));
 	/* range k once: the gap hit neither rejects the commit nor re-faults */
-	ASSERT_EQ(1, held_restore(_metadata, self->fd, self->h, &self->l,
-				  range_ptr(&self->l, k), self->l.r[k].size, hit_gap));
-	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	ASSERT_EQ(1, held_restore(_metadata, self->b.fd, self->b.h, &self->b.l,
+				  range_ptr(&self->b.l, k), self->b.l.r[k].size, hit_gap));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 }
 
 static unsigned int hit_again;	/* the range to invalidate inside the window */
@@ -1136,18 +1145,18 @@ TEST_F(win, refault_only_the_hit_range)
 	char *from;
 
 	for (j = 0; j < NINV && k == NINV; j++)
-		k = next_in_memory(&self->l, j);
+		k = next_in_memory(&self->b.l, j);
 	j--;
 	ASSERT_NE(NINV, k);
 	hit_again = k;
-	from = range_ptr(&self->l, j);
+	from = range_ptr(&self->b.l, j);
 	/* one invalidation over j, the gap page and k */
-	EXPECT_EQ(3, held_restore(_metadata, self->fd, self->h, &self->l, from,
-				  (char *)range_ptr(&self->l, k) + self->l.r[k].size - from,
+	EXPECT_EQ(3, held_restore(_metadata, self->b.fd, self->b.h, &self->b.l, from,
+				  (char *)range_ptr(&self->b.l, k) + self->b.l.r[k].size - from,
 				  hit_range));
-	EXPECT_EQ(0, device_matches_cpu(_metadata, self->fd, DEV_VA, &self->l, -1));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, self->b.fd, DEV_VA, &self->b.l, -1));
 	/* the new data, not only what the CPU reads */
-	EXPECT_EQ(-1, first_diff_pattern(range_ptr(&self->l, k), self->l.r[k].size, 0x6161));
+	EXPECT_EQ(-1, first_diff_pattern(range_ptr(&self->b.l, k), self->b.l.r[k].size, 0x6161));
 }
 
 /*
