@@ -14,8 +14,16 @@ FLAVOUR ?= test
 BUILD := build
 BIN := $(BUILD)/bin
 KSRC := $(BUILD)/linux
-# userspace is built against the UAPI headers of the project's kernel tree
-KHDR := $(BUILD)/kernel-test/usr/include
+# Userspace takes the UAPI headers and, for BPF CO-RE, the vmlinux BTF of
+# one built kernel of the tree: the test flavour's when it is built, else
+# the bench flavour's, else FLAVOUR's, which is then built. The headers are
+# the same in both and CO-RE objects load on both, so `make demo` builds
+# the bench kernel alone; a later build of the test kernel rebuilds the
+# tools against it.
+built_flavours := $(foreach f,test bench,$(if $(wildcard $(BUILD)/kernel-$(f)/vmlinux),$(f)))
+TOOLS_FLAVOUR := $(firstword $(built_flavours) $(FLAVOUR))
+TOOLS_KOBJ := $(BUILD)/kernel-$(TOOLS_FLAVOUR)
+KHDR := $(TOOLS_KOBJ)/usr/include
 MODULES := splat-test userptr-emu
 
 CC := gcc
@@ -34,7 +42,8 @@ BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 all: $(BINARIES)
 
 $(KHDR)/linux/kfd_ioctl.h:
-	@scripts/kernel-build --flavour test -s headers_install INSTALL_HDR_PATH=$(abspath $(BUILD)/kernel-test/usr)
+	@scripts/kernel-build --flavour $(TOOLS_FLAVOUR) -s headers_install \
+		INSTALL_HDR_PATH=$(abspath $(TOOLS_KOBJ)/usr)
 
 # The kernel's own HMM selftest, from the same tree as the kernel, built as
 # a copy whose "../kselftest_harness.h" is tools/selftests/lib/tcg_harness.h:
@@ -66,15 +75,16 @@ $(BIN)/userptr_emu_tests: tools/selftests/userptr/userptr_emu_tests.c \
 	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
 
 # BPF (libbpf-bootstrap's layout): CO-RE objects built against the BTF of
-# the project's kernel, embedded in the tools as bpftool skeletons
+# the project's kernel (TOOLS_FLAVOUR), embedded in the tools as bpftool
+# skeletons
 BPF_OUT := $(BUILD)/bpf
-VMLINUX := $(BUILD)/kernel-test/vmlinux
+VMLINUX := $(TOOLS_KOBJ)/vmlinux
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_x86 -I$(BPF_OUT) -Ibpf
 TOOL_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
 	       -Wno-missing-field-initializers -I$(BPF_OUT) -Ibpf
 
 $(VMLINUX):
-	@scripts/kernel-build --flavour test
+	@scripts/kernel-build --flavour $(TOOLS_FLAVOUR)
 .SECONDARY: $(BPF_OUT)/kfdtrace.bpf.o
 $(BPF_OUT)/vmlinux.h: $(VMLINUX)
 	@mkdir -p $(@D)
@@ -150,8 +160,9 @@ $(BIN)/host-tsc-khz: tools/guest-init/host_tsc_khz.c
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -Wall -Wextra $< -o $@
 
+# V=1: the kernel build's output, not a line a minute
 kernel:
-	@scripts/kernel-build --flavour $(FLAVOUR)
+	@scripts/kernel-build --flavour $(FLAVOUR) $(if $(filter 1,$(V)),--verbose)
 
 modules:
 	@scripts/module-build --flavour $(FLAVOUR) $(MODULES)

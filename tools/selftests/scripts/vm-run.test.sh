@@ -169,4 +169,11 @@ o=$("$top/scripts/vm-run" --out /dev/shm/vm-run.test -- true 2>&1) && rc=0 || rc
 	tap_ok "a results directory under /dev is refused, naming it" ||
 	{ printf '%s\n' "$o" | tap_diag; tap_fail "a results directory under /dev is refused, naming it"; }
 
+# --reserve takes SIZE@ADDR; anything else is refused before a boot
+# (guest/smoke boots with a good one: its device-coherent tests need it)
+o=$("$top/scripts/vm-run" --reserve 512M -- true 2>&1) && rc=0 || rc=$?
+[ $rc -eq 1 ] && printf '%s' "$o" | grep -q -- "--reserve takes SIZE@ADDR" &&
+	tap_ok "a --reserve without @ADDR is refused, saying the form" ||
+	{ printf '%s\n' "$o" | tap_diag; tap_fail "a --reserve without @ADDR is refused, saying the form"; }
+
 [ $TAP_FAILED -eq 0 ]

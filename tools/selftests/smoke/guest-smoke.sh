@@ -4,9 +4,11 @@
 # test relies on. Runs inside the guest (scripts/vm-run), prints TAP lines.
 #
 #  - test_hmm + the kernel's own hmm-tests, built from the same tree. The
-#    hmm_device_coherent variants skip: they need test_hmm loaded with
-#    spm_addr_dev0/1 pointing at reserved physical memory, which this guest
-#    does not reserve.
+#    hmm_device_coherent variants need test_hmm loaded with spm_addr_dev0/1
+#    on physical memory the kernel does not own: two 256 MiB chunks (its
+#    DEVMEM_CHUNK_SIZE) that scripts/check reserves with vm-run --reserve
+#    (memmap=512M$ADDR on the command line, read back here). Without it
+#    they skip, and a TAP line says why.
 #  - amdgpu loads without an AMD GPU: /dev/kfd, GET_VERSION, module BTF,
 #    and AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH's argument checks
 #    (tools/selftests/amdkfd); libuserptr on /dev/kfd without a GPU.
@@ -20,7 +22,20 @@ echo "TAP version 13"
 
 # hugetlb pages for hmm-tests' hugetlbfs cases, which skip without them
 echo 16 >/proc/sys/vm/nr_hugepages
-if tap_run "modprobe test_hmm" modprobe test_hmm; then
+# the reservation for the device-coherent chunks, from the command line
+spm=()
+read -r -a cmdline </proc/cmdline
+for arg in "${cmdline[@]}"; do
+	case "$arg" in
+	memmap=512M\$*) base=$((${arg#*\$}))
+		spm=("spm_addr_dev0=$base" "spm_addr_dev1=$((base + (256 << 20)))") ;;
+	esac
+done
+if [ ${#spm[@]} -eq 0 ]; then
+	tap_skip "hmm_device_coherent memory" \
+		"no memmap=512M\$ADDR reservation on the guest's command line (vm-run --reserve)"
+fi
+if tap_run "modprobe test_hmm ${spm[*]}" modprobe test_hmm "${spm[@]}"; then
 	"$bin/hmm-tests" || TAP_FAILED=$((TAP_FAILED + 1))
 	# test_hmm stays loaded: its unload in 6.12 leaks each device's name
 	# and private data (cdev_device_del() without put_device()), which
