@@ -26,6 +26,8 @@
  *                             this long, or until the knob is set back to
  *                             0: a test acts inside that window at its own
  *                             pace, then closes it
+ *   hide_batch (at load)      the device of a kernel without the batch
+ *                             ioctl: -ENOTTY, and no discovery attribute
  *
  * Lock order: file->restore_lock, then mmap_lock (taken by the helper's
  * faults), then file->lock (the notifier lock, taken by invalidation).
@@ -33,6 +35,7 @@
  */
 
 #include <linux/delay.h>
+#include <linux/device.h>
 #include <linux/highmem.h>
 #include <linux/interval_tree.h>
 #include <linux/kref.h>
@@ -76,6 +79,12 @@ static unsigned int restore_commit_delay_ms;
 module_param(restore_commit_delay_ms, uint, 0644);
 MODULE_PARM_DESC(restore_commit_delay_ms,
 		 "Test knob: hold a restore's commit this long, or until set to 0");
+
+/* discovery's test: a device as a kernel without the batch ioctl has it */
+static bool hide_batch;
+module_param(hide_batch, bool, 0444);
+MODULE_PARM_DESC(hide_batch,
+		 "Test knob: no batch ioctl (-ENOTTY) and no userptr_batch_max_ranges attribute");
 
 /* device-wide, for leak checks */
 static atomic64_t uemu_allocs, uemu_ranges, uemu_windows, uemu_pages;
@@ -818,6 +827,8 @@ static long uemu_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case USERPTR_EMU_IOC_ALLOC:
 		return uemu_ioctl_alloc(file, uarg);
 	case USERPTR_EMU_IOC_ALLOC_BATCH:
+		if (hide_batch)
+			return -ENOTTY;
 		return uemu_ioctl_alloc_batch(file, uarg);
 	case USERPTR_EMU_IOC_FREE:
 		return uemu_ioctl_free(file, uarg);
@@ -894,11 +905,40 @@ static const struct file_operations uemu_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * /sys/class/misc/userptr_emu/userptr_batch_max_ranges, as amdkfd's
+ * /sys/class/kfd/kfd/userptr_batch_max_ranges: the batch ioctl exists when
+ * the file does, and the file holds the helper's cap.
+ */
+static ssize_t userptr_batch_max_ranges_show(struct device *dev,
+					     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", drm_userptr_batch_max_ranges());
+}
+static DEVICE_ATTR_RO(userptr_batch_max_ranges);
+
+static umode_t uemu_attr_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	return hide_batch ? 0 : attr->mode;
+}
+
+static struct attribute *uemu_attrs[] = {
+	&dev_attr_userptr_batch_max_ranges.attr,
+	NULL,
+};
+
+static const struct attribute_group uemu_group = {
+	.attrs = uemu_attrs,
+	.is_visible = uemu_attr_visible,
+};
+__ATTRIBUTE_GROUPS(uemu);
+
 static struct miscdevice uemu_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "userptr_emu",
 	.fops = &uemu_fops,
 	.mode = 0666,
+	.groups = uemu_groups,
 };
 
 module_misc_device(uemu_misc);

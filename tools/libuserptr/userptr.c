@@ -23,13 +23,15 @@
 #define KFD_PATH	"/dev/kfd"
 #define EMU_PATH	"/dev/userptr_emu"
 #define TOPOLOGY	"/sys/class/kfd/kfd/topology/nodes"
-#define CAP_PARAM	"/sys/module/drm_userptr_batch/parameters/max_ranges"
-#define CAP_DEFAULT	8192	/* the helper's default cap */
+/*
+ * The batch ioctl exists when its device's attribute does, which holds the
+ * kernel's cap. Never the KFD version or the ioctl number: other kernel
+ * lines give both other meanings (upstream 1.18 is misc_process_flag, and
+ * AMDKFD_IOC_PROFILER sits at the batch ioctl's number).
+ */
+#define KFD_BATCH_ATTR	"/sys/class/kfd/kfd/userptr_batch_max_ranges"
+#define EMU_BATCH_ATTR	"/sys/class/misc/userptr_emu/userptr_batch_max_ranges"
 #define EMU_VA_BASE	0x100000000000ULL
-
-/* the batch ioctl is in KFD 1.18 and later */
-#define KFD_BATCH_MAJOR	1
-#define KFD_BATCH_MINOR	18
 
 struct upr_dev {
 	enum upr_backend backend;
@@ -167,17 +169,22 @@ unsigned int upr_split_count(unsigned int n, unsigned int cap, unsigned int i,
 
 /* --- devices --- */
 
-static unsigned int kernel_cap(void)
+/*
+ * The batch ioctl's discovery: its cap from the device's attribute, or 0
+ * when the attribute is missing or holds no count (no batch ioctl: a
+ * registration takes one ioctl per range).
+ */
+static unsigned int batch_cap(const char *attr)
 {
 	unsigned int cap = 0;
-	FILE *f = fopen(CAP_PARAM, "r");
+	FILE *f = fopen(attr, "r");
 
 	if (f) {
 		if (fscanf(f, "%u", &cap) != 1)
 			cap = 0;
 		fclose(f);
 	}
-	return cap ? cap : CAP_DEFAULT;
+	return cap;
 }
 
 /* the render minor of KFD topology node gpu_id, or of the first GPU */
@@ -262,8 +269,7 @@ static int kfd_open(struct upr_dev *dev, uint32_t want_gpu)
 			dev->next_va = ap[i].gpuvm_base;
 	if (!dev->next_va)
 		return fail(-ENODEV, "no GPUVM aperture for gpu_id %u", dev->gpu_id);
-	dev->has_batch = ver.major_version == KFD_BATCH_MAJOR &&
-			 ver.minor_version >= KFD_BATCH_MINOR;
+	dev->cap = batch_cap(KFD_BATCH_ATTR);
 	dev->req_alloc = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU;
 	dev->req_batch = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH;
 	dev->req_free = AMDKFD_IOC_FREE_MEMORY_OF_GPU;
@@ -278,7 +284,7 @@ static int emu_open(struct upr_dev *dev)
 	if (dev->fd < 0)
 		return fail(-errno, "open %s: %s", EMU_PATH, strerror(errno));
 	dev->gpu_id = USERPTR_EMU_GPU_ID;
-	dev->has_batch = true;
+	dev->cap = batch_cap(EMU_BATCH_ATTR);
 	dev->next_va = EMU_VA_BASE;
 	dev->req_alloc = USERPTR_EMU_IOC_ALLOC;
 	dev->req_batch = USERPTR_EMU_IOC_ALLOC_BATCH;
@@ -339,14 +345,17 @@ int upr_open(struct upr_dev **devp, const struct upr_opts *opts)
 				fail(ret, "no device: %s; %s", why, upr_errmsg());
 		}
 	}
-	if (!ret && dev->mode == UPR_MODE_BATCH && !dev->has_batch)
-		ret = fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (KFD 1.18)", dev->name);
+	if (!ret && dev->mode == UPR_MODE_BATCH && !dev->cap)
+		ret = fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (no %s)", dev->name,
+			   dev->backend == UPR_BACKEND_KFD ? KFD_BATCH_ATTR : EMU_BATCH_ATTR);
 	if (ret) {
 		dev_reset(dev);
 		free(dev);
 		return ret;
 	}
-	dev->cap = kernel_cap();
+	dev->has_batch = dev->cap > 0;
+	if (!dev->has_batch)
+		dev->cap = 1;
 	if (opts->max_ranges && opts->max_ranges < dev->cap)
 		dev->cap = opts->max_ranges;
 	*devp = dev;

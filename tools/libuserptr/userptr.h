@@ -5,7 +5,7 @@
  * libhsakmt's hsaKmtRegisterMemoryRangesWithFlags().
  *
  * Backends: /dev/kfd (an AMD GPU: AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH when
- * the KFD version has it, 1.18 and later, otherwise one userptr
+ * /sys/class/kfd/kfd/userptr_batch_max_ranges exists, otherwise one userptr
  * AMDKFD_IOC_ALLOC_MEMORY_OF_GPU per range) and /dev/userptr_emu (the
  * emulated device, same argument layouts). Manual: docs/libuserptr.md.
  *

@@ -62,7 +62,7 @@ enum mutation {
 	NONE, COUNT_0, NULL_PTR, BAD_PTR, PAD, TOTAL_0, NO_USERPTR, VRAM, AQL,
 	VA_UNALIGNED, TOTAL_UNALIGNED, VA_WRAP, OVER_CAP, START_UNALIGNED,
 	SIZE_UNALIGNED, SIZE_0, RANGE_WRAP, ABOVE_TASK_SIZE, OVERLAP,
-	SUM_NE_TOTAL, START_0,
+	SUM_NE_TOTAL, START_0, CMD_SMALLER, CMD_LARGER, CMD_WRITE_ONLY,
 };
 
 FIXTURE(kfd_batch)
@@ -207,6 +207,29 @@ FIXTURE_VARIANT_ADD(kfd_batch, start_0) {
 	.lookups = 0,
 };
 
+/*
+ * The number with another command: what a caller built for another
+ * kernel line's ioctl at 0x28 (upstream's AMDKFD_IOC_PROFILER) sends.
+ * amdkfd takes other sizes for its other ioctls; not for this one.
+ */
+FIXTURE_VARIANT_ADD(kfd_batch, cmd_smaller) {
+	.mutation = CMD_SMALLER,
+	.err = ENOTTY,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, cmd_larger) {
+	.mutation = CMD_LARGER,
+	.err = ENOTTY,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, cmd_write_only) {
+	.mutation = CMD_WRITE_ONLY,
+	.err = ENOTTY,
+	.lookups = 0,
+};
+
 FIXTURE_SETUP(kfd_batch)
 {
 	char probe[128];
@@ -259,6 +282,7 @@ TEST_F(kfd_batch, errno_and_no_device_lookup)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_batch_args *args = &self->args;
 	struct kfd_ioctl_userptr_range *r = self->ranges;
+	unsigned long cmd = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH;
 	int ret;
 
 	switch (variant->mutation) {
@@ -328,10 +352,20 @@ TEST_F(kfd_batch, errno_and_no_device_lookup)
 	case START_0:
 		r[0].start = 0;
 		break;
+	case CMD_SMALLER:
+		cmd = _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x28, sizeof(*args) - 8);
+		break;
+	case CMD_LARGER:
+		/* the fixture's next member keeps the 8 bytes more readable */
+		cmd = _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x28, sizeof(*args) + 8);
+		break;
+	case CMD_WRITE_ONLY:
+		cmd = _IOC(_IOC_WRITE, AMDKFD_IOCTL_BASE, 0x28, sizeof(*args));
+		break;
 	}
 
 	errno = 0;
-	ret = ioctl(self->fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH, args);
+	ret = ioctl(self->fd, cmd, args);
 	EXPECT_EQ(-1, ret);
 	EXPECT_EQ(variant->err, errno)
 		TH_LOG("got %s, expected %s", strerror(errno), strerror(variant->err));
@@ -352,18 +386,29 @@ TEST(uapi_layout)
 	EXPECT_GE(KFD_IOCTL_MINOR_VERSION, 18);
 }
 
-/* userspace detects the ioctl by the minor version: 1.18 or later */
-TEST(version_advertises_the_ioctl)
+/*
+ * Userspace finds the ioctl, and its cap, in sysfs: the number and the KFD
+ * version mean other things on other kernel lines. The version is still
+ * the one this base's header says.
+ */
+TEST(sysfs_advertises_the_ioctl)
 {
 	struct kfd_ioctl_get_version_args v = { 0 };
 	int fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	unsigned int cap = 0;
+	FILE *f;
+
+	f = fopen("/sys/class/kfd/kfd/userptr_batch_max_ranges", "r");
+	ASSERT_NE(NULL, f) TH_LOG("/sys/class/kfd/kfd/userptr_batch_max_ranges: %s",
+				  strerror(errno));
+	EXPECT_EQ(1, fscanf(f, "%u", &cap));
+	fclose(f);
+	EXPECT_EQ(batch_param("max_ranges"), cap);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, ioctl(fd, AMDKFD_IOC_GET_VERSION, &v));
-	EXPECT_EQ(1, v.major_version);
-	EXPECT_GE(v.minor_version, 18)
-		TH_LOG("KFD %u.%u does not have the batch ioctl", v.major_version,
-		       v.minor_version);
+	EXPECT_EQ(KFD_IOCTL_MAJOR_VERSION, v.major_version);
+	EXPECT_EQ(KFD_IOCTL_MINOR_VERSION, v.minor_version);
 	close(fd);
 }
 

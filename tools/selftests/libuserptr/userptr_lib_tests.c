@@ -242,6 +242,71 @@ TEST(split_at_the_kernel_cap)
 	wl_free(&l);
 }
 
+#define EMU_BATCH_ATTR "/sys/class/misc/userptr_emu/userptr_batch_max_ranges"
+
+/* discovery: the device's attribute says the batch ioctl exists, with the cap */
+TEST(batch_discovered)
+{
+	struct upr_opts o = { .backend = UPR_BACKEND_EMU };
+	unsigned long cap = batch_param("max_ranges");
+	unsigned int attr = 0;
+	struct upr_dev *dev;
+	FILE *f;
+
+	f = fopen(EMU_BATCH_ATTR, "r");
+	ASSERT_NE(NULL, f) TH_LOG("%s: %s", EMU_BATCH_ATTR, strerror(errno));
+	EXPECT_EQ(1, fscanf(f, "%u", &attr));
+	fclose(f);
+	EXPECT_EQ(cap, attr);
+	ASSERT_EQ(0, upr_open(&dev, &o)) TH_LOG("%s", upr_errmsg());
+	EXPECT_TRUE(upr_dev_has_batch(dev));
+	EXPECT_EQ(cap, upr_dev_max_ranges(dev));
+	upr_close(dev);
+}
+
+/*
+ * A device without the batch ioctl: userptr_emu loaded with hide_batch=1
+ * (no attribute; the ioctl is -ENOTTY), as a kernel without the series.
+ * AUTO registers one range per ioctl and the device reads the layout;
+ * BATCH is refused at open, naming the attribute. guest-userptr.sh runs
+ * this test alone, with the module loaded so; every other run excludes it.
+ */
+TEST(batch_hidden)
+{
+	struct userptr_emu_alloc_batch_args b = { 0 };
+	struct upr_opts o = { .backend = UPR_BACKEND_EMU };
+	uint64_t sizes[40];
+	struct upr_dev *dev;
+	struct upr_alloc *a;
+	struct layout l;
+
+	ASSERT_NE(0, access(EMU_BATCH_ATTR, F_OK))
+		TH_LOG("%s exists: load userptr_emu with hide_batch=1", EMU_BATCH_ATTR);
+	wl_sizes(sizes, 40, 0, 64 << 10, 3);
+	ASSERT_EQ(0, wl_scattered(&l, 40, sizes, 3));
+	ASSERT_EQ(0, upr_open(&dev, &o)) TH_LOG("%s", upr_errmsg());
+	EXPECT_FALSE(upr_dev_has_batch(dev));
+	EXPECT_EQ(1, upr_dev_max_ranges(dev));
+	ASSERT_EQ(0, upr_register(dev, l.r, 40, 0, UPR_WRITABLE, &a)) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(40, upr_alloc_calls(a));
+	EXPECT_EQ(40, stats(dev).file_allocs);
+	EXPECT_EQ(0, device_sees_layout(dev, &l, upr_alloc_va(a)));
+	EXPECT_EQ(0, upr_unregister(dev, a));
+	EXPECT_EQ(0, stats(dev).file_allocs);
+	/* what the library did not send is not there */
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_ALLOC_BATCH, &b));
+	EXPECT_EQ(ENOTTY, errno);
+	upr_close(dev);
+
+	o.mode = UPR_MODE_BATCH;
+	dev = NULL;
+	EXPECT_EQ(-EOPNOTSUPP, upr_open(&dev, &o));
+	EXPECT_NE(NULL, strstr(upr_errmsg(), EMU_BATCH_ATTR)) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(NULL, dev);
+	wl_free(&l);
+}
+
 /* /dev/kfd without a GPU is no device; AUTO falls back to the emulation */
 TEST(kfd_without_a_gpu)
 {
