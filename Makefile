@@ -34,7 +34,7 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 
 BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix \
-	$(BIN)/kfdtrace_json_test $(BIN)/userptr-bench $(BIN)/userptr-stress \
+	$(BIN)/kfdtrace_json_test $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz
 
@@ -126,6 +126,10 @@ $(LIB): $(BUILD)/lib/userptr.o
 	$(AR) rcs $@ $^
 
 $(BIN)/userptr-bench: tools/workloads/userptr_bench.c $(WL_COMMON)
+	@mkdir -p $(BIN)
+	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB)
+
+$(BIN)/userptr-virgl: tools/workloads/userptr_virgl.c $(WL_COMMON)
 	@mkdir -p $(BIN)
 	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB)
 

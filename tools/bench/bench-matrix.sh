@@ -10,7 +10,9 @@
 # N/2 ranges; one JSON file per row in OUTDIR. Then 4096 and 8192 ranges
 # scattered inside one mapping, the 4096-range batch
 # with a notifier per range, and the gap probe (the price of one notifier
-# over many ranges for the rest of the process). Then two runs under kfdtrace
+# over many ranges for the rest of the process). Then the virgl workload
+# (userptr-virgl: batch vs mremap stitching vs per iovec, and the
+# stitching's vm.max_map_count wall). Then two runs under kfdtrace
 # that count what the table cannot: the ioctls of 4096 ranges per range and
 # as a batch, and the ranges one restore faults again.
 set -eu
@@ -59,6 +61,29 @@ echo "== $n x 4k, batch with a notifier per range (window_gap_kb=0)"
 echo "$old" >"$param"
 echo "== $n gap pages, with and without a batch over them"
 "$bin/userptr-bench" -n "$n" --gap-probe -r "$reps" -o "$out/gap_probe.json"
+
+# The published client's workload: a virgl blob of N guest pages in one
+# shared memfd mapping of guest RAM, as one batch, as virglrenderer's
+# mremap(MREMAP_DONTUNMAP) stitching plus one userptr, and per iovec; 4 KiB
+# pages in short runs, and 2 MiB runs. Then the N at which stitching
+# fails once vm.max_map_count is lowered to 1024 (65530 by default: the
+# same wall, reached at about 64 times the N).
+for n in 16 256 4096 8192; do
+	[ "$n" -le "$maxn" ] || continue
+	echo "== virgl blob of $n guest pages"
+	"$bin/userptr-virgl" -n "$n" -r "$reps" -o "$out/virgl_${n}_4k.json"
+done
+n=$((maxn < 8192 ? maxn : 8192))
+if [ $((n % 512)) -eq 0 ]; then
+	echo "== virgl blob of $n guest pages in 2 MiB runs"
+	"$bin/userptr-virgl" -n "$n" --huge -r "$reps" -o "$out/virgl_${n}_2m.json"
+fi
+old=$(cat /proc/sys/vm/max_map_count)
+echo 1024 >/proc/sys/vm/max_map_count
+echo "== virgl stitching against vm.max_map_count = 1024"
+"$bin/userptr-virgl" --map-limit -n 8192 | tee "$out/virgl_map_limit.txt" ||
+	{ echo "$old" >/proc/sys/vm/max_map_count; exit 1; }
+echo "$old" >/proc/sys/vm/max_map_count
 
 # what the trace counts: registration ioctls, and the ranges a restore
 # after one invalidation faults again (registration faults all N first)

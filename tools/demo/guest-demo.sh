@@ -41,6 +41,9 @@ storm_rc=$?
 grep -A2 '^userptr-stress:' "$out/storm.log"
 grep 'STALE' "$out/storm.log" | head -5
 
+step "the published client's workload: a virgl blob of 1024 guest pages in one mapping of guest RAM, one batch vs virglrenderer's fallback (mremap stitching, one userptr)"
+"$bin/userptr-virgl" -n 1024 -r 1 -w batch -w stitch -o "$out/virgl.json" || ok=0
+
 # what the traces say, checked as CI would
 pr=$(j '.ioctl.userptr_alloc' "$out/per-range.json")
 ba=$(j '.ioctl.batch_alloc' "$out/batch.json")
@@ -65,6 +68,12 @@ printf '  eviction storm: %s range invalidations -> %s device evictions, %s rest
 	"$(j '.restore.emu' "$out/storm.json")" "$(j '.verdict.eviction' "$out/storm.json")" \
 	"$(j '.verdict.violations' "$out/storm.json")" \
 	"$(sed -n 's/^ *stale reads \([0-9]*\), errors \([0-9]*\).*/\1 stale device reads, \2 errors/p' "$out/storm.log")"
+[ -f "$out/virgl.json" ] &&
+	printf '  virgl blob of 1024 guest pages, %s iovecs: batch %s ioctl, %s new VMAs, %.1f ms; mremap stitching %s new VMAs, %.1f ms (%.1fx)\n' \
+		"$(j '.iovecs' "$out/virgl.json")" "$(j '.ways.batch.ioctls' "$out/virgl.json")" \
+		"$(j '.ways.batch.vmas' "$out/virgl.json")" "$(j '.ways.batch.register_ms' "$out/virgl.json")" \
+		"$(j '.ways.stitch.vmas' "$out/virgl.json")" "$(j '.ways.stitch.register_ms' "$out/virgl.json")" \
+		"$(j '.ways.stitch.register_ms / .ways.batch.register_ms' "$out/virgl.json")"
 echo "  traces: $out/{per-range,batch,storm}.json"
 if [ $ok -eq 1 ]; then
 	echo "VERDICT: PASS - one ioctl registers all $n ranges, and no device read saw stale memory"

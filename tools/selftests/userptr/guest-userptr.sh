@@ -27,6 +27,32 @@ fi
 
 # userptr-bench, as a tool (its times are not asserted): the ioctls of
 # each mode, in its JSON, and every device read checked by it
+# userptr-virgl: every device read is checked against the guest's page,
+# so a run that ends 0 read the right data each way; the counts of the
+# three ways; and the vm.max_map_count wall of the stitching, which the
+# batch of the same iovecs does not meet
+virgl_counts() {
+	local json=/tmp/virgl.json out old
+	tap_run "userptr-virgl: a blob of 256 guest pages, three ways, restores, reads checked" \
+		"$top/build/bin/userptr-virgl" -n 256 -r 1 -o "$json" || return
+	tap_run "userptr-virgl: batch 1 ioctl and no VMA, stitch 1 ioctl and a VMA per iovec, per-iovec one each" \
+		jq -e '.iovecs > 100 and .iovecs < 256 and .ways.batch.ioctls == 1 and
+		       .ways.batch.vmas == 0 and .ways.stitch.ioctls == 1 and
+		       .ways.stitch.vmas >= .iovecs and
+		       .ways["per-range"].ioctls == .iovecs' "$json"
+	read -r old </proc/sys/vm/max_map_count
+	echo 256 >/proc/sys/vm/max_map_count
+	out=$("$top/build/bin/userptr-virgl" --map-limit -n 1024 2>&1)
+	echo "$old" >/proc/sys/vm/max_map_count
+	printf '%s\n' "$out" | tap_diag
+	if [[ $out == *"stitching fails at N = "*"Cannot allocate memory"* ]] &&
+	   [[ $out == *"the batch of the same"*"registers: 1 ioctl"* ]]; then
+		tap_ok "userptr-virgl --map-limit: stitching fails at vm.max_map_count = 256, the batch does not"
+	else
+		tap_fail "userptr-virgl --map-limit: stitching fails at vm.max_map_count = 256, the batch does not"
+	fi
+}
+
 bench_counts() {
 	local json=/tmp/bench.json
 	tap_run "userptr-bench: 64 ranges in three modes, restore of 1 and 32" \
@@ -60,14 +86,22 @@ if tap_run "modprobe userptr_emu" load_emu; then
 	# by one, read back and freed, are 40-45 s of this guest's time
 	"$top/build/bin/userptr_emu_tests" -V r4096_4k || TAP_FAILED=$((TAP_FAILED + 1))
 	# the library and the benchmark on it; all but kfd_without_a_gpu,
-	# which needs amdgpu loaded: guest/smoke runs it
-	"$top/build/bin/userptr_lib_tests" -T kfd_without_a_gpu || TAP_FAILED=$((TAP_FAILED + 1))
+	# which needs amdgpu loaded (guest/smoke runs it), and batch_hidden,
+	# which needs the device without its batch ioctl (below)
+	"$top/build/bin/userptr_lib_tests" -T kfd_without_a_gpu -T batch_hidden ||
+		TAP_FAILED=$((TAP_FAILED + 1))
 	bench_counts
+	virgl_counts
 	# eviction storms with the restore worker and device reads racing
 	# them, here where kmemleak is on (guest/kfdtrace runs a longer one
 	# under kfdtrace, with kmemleak off)
 	tap_run "userptr-stress: 64 ranges, 60 changes of every kind, no stale read" \
 		"$top/build/bin/userptr-stress" -n 64 -s 16k -i 60
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
+fi
+# discovery: the device of a kernel without the batch ioctl
+if tap_run "modprobe userptr_emu hide_batch=1" modprobe userptr_emu hide_batch=1; then
+	"$top/build/bin/userptr_lib_tests" -r global.batch_hidden || TAP_FAILED=$((TAP_FAILED + 1))
+	tap_run "rmmod userptr_emu (hide_batch=1)" modprobe -r userptr_emu
 fi
 [ $TAP_FAILED -eq 0 ]

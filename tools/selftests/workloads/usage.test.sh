@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The workloads' command lines, on the host (no device needed): the layout
 # options they share (-n -s -S -x) are checked the same way in both, and
-# a bad one exits 2 naming what is wrong.
+# a bad one exits 2 naming what is wrong; userptr-virgl's own options too.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=$top/build/bin
@@ -14,7 +14,7 @@ usage_error() {
 	local name=$1 re=$2 err rc=0
 	shift 2
 	err=$("$@" 2>&1 >/dev/null) || rc=$?
-	if [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -Eq "$re"; then
+	if [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -Eq -- "$re"; then
 		tap_ok "$name"
 	else
 		printf '%s\n' "$err" | tap_diag
@@ -38,3 +38,12 @@ done
 # the floors differ: one range is a benchmark, a storm needs two
 usage_error "userptr-bench: -n 0" "bad count '0' \(1\.\.65536\)" "$bin/userptr-bench" -n 0
 usage_error "userptr-stress: -n 1" "bad count '1' \(2\.\.65536\)" "$bin/userptr-stress" -n 1
+
+# userptr-virgl's own options
+v=$bin/userptr-virgl
+usage_error "userptr-virgl: -n 1" "'1' is not a number from 2 to" "$v" -n 1
+usage_error "userptr-virgl: --huge with N not a multiple of 512" \
+	"--huge takes N a multiple of 512" "$v" -n 1000 --huge
+usage_error "userptr-virgl: an unknown way" "unknown way 'all'" "$v" -w all
+usage_error "userptr-virgl: guest RAM smaller than twice the blob" \
+	"--ram must hold twice the blob" "$v" -n 16384 -G 64
