@@ -94,16 +94,20 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	bpftool gen skeleton $< >$@.tmp && mv $@.tmp $@
 
-KFDTRACE_SRC := tools/kfdtrace/kfdtrace.c tools/kfdtrace/json.c tools/kfdtrace/verdict.c
-$(BIN)/kfdtrace: $(KFDTRACE_SRC) tools/kfdtrace/json.h tools/kfdtrace/verdict.h bpf/kfdtrace.h \
-		 $(BPF_OUT)/kfdtrace.skel.h
+KFDTRACE_DIR := tools/kfdtrace
+KFDTRACE_SRC := $(addprefix $(KFDTRACE_DIR)/,main.c record.c compare.c check.c report.c \
+		doc.c verdict.c)
+KFDTRACE_HDR := $(addprefix $(KFDTRACE_DIR)/,main.h report.h doc.h verdict.h)
+$(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h
 	@mkdir -p $(BIN)
-	$(CC) $(TOOL_CFLAGS) $(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -lm
+	$(CC) $(TOOL_CFLAGS) $(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -ljansson -lm
 
-$(BIN)/kfdtrace_json_test: tools/selftests/kfdtrace/json_test.c tools/kfdtrace/json.c \
-			   tools/kfdtrace/json.h | $(KHDR)/linux/kfd_ioctl.h
+# the JSON reader and writer, and the verdict they carry: no BPF needed
+KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c)
+$(BIN)/kfdtrace_json_test: tools/selftests/kfdtrace/json_test.c $(KFDTRACE_JSON_SRC) \
+			   $(KFDTRACE_HDR) bpf/kfdtrace.h | $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) $< tools/kfdtrace/json.c -o $@
+	$(CC) $(SELFTEST_CFLAGS) -Ibpf $< $(KFDTRACE_JSON_SRC) -o $@ -ljansson -lm
 
 $(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c kernel/userptr-emu/userptr_emu_uapi.h \
 		  $(KHDR)/linux/kfd_ioctl.h

@@ -24,6 +24,7 @@
  * not expected to be restored.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,25 +264,38 @@ void kt_verdict_print(FILE *f, const struct kt_verdict *vd, __u64 lost)
 	}
 }
 
-void kt_verdict_json(FILE *f, const struct kt_verdict *vd, __u64 lost)
+json_t *kt_verdict_json(const struct kt_verdict *vd, __u64 lost)
 {
+	json_t *o, *list, *v;
+	int err = 0;
 	__u64 i;
 
-	fprintf(f, "\t\"verdict\": {\"eviction\": \"%s\", \"violations\": %llu, ",
-		kt_verdict_result(vd, lost), (unsigned long long)vd->nviolations);
-	fprintf(f, "\"events\": %llu, \"lost\": %llu, \"evictions\": %llu, ",
-		(unsigned long long)vd->events, (unsigned long long)lost,
-		(unsigned long long)vd->evictions);
-	fprintf(f, "\"restores\": %llu, \"accesses\": %llu, \"list\": [",
-		(unsigned long long)vd->restores, (unsigned long long)vd->accesses);
-	for (i = 0; i < vd->nviolations && i < KT_MAX_VIOLATIONS; i++) {
-		const struct kt_violation *v = &vd->v[i];
-
-		fprintf(f, "%s{\"t_s\": %.6f, \"batch\": %llu, \"range\": %d, ", i ? ", " : "",
-			(v->ts - vd->first_ts) / 1e9, (unsigned long long)v->batch, v->range);
-		fprintf(f, "\"rule\": \"%s\", \"what\": \"%s\"}", v->rule, v->what);
+	o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+		      "eviction", kt_verdict_result(vd, lost),
+		      "violations", (json_int_t)vd->nviolations,
+		      "events", (json_int_t)vd->events, "lost", (json_int_t)lost,
+		      "evictions", (json_int_t)vd->evictions,
+		      "restores", (json_int_t)vd->restores,
+		      "accesses", (json_int_t)vd->accesses);
+	list = json_array();
+	if (!o || json_object_set_new(o, "list", list)) {
+		json_decref(o);
+		return NULL;
 	}
-	fprintf(f, "]},\n");
+	for (i = 0; i < vd->nviolations && i < KT_MAX_VIOLATIONS; i++) {
+		const struct kt_violation *x = &vd->v[i];
+
+		v = json_pack("{s:f, s:I, s:i, s:s, s:s}",
+			      "t_s", round((x->ts - vd->first_ts) / 1e3) / 1e6,
+			      "batch", (json_int_t)x->batch, "range", x->range,
+			      "rule", x->rule, "what", x->what);
+		err |= json_array_append_new(list, v);
+	}
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 void kt_verdict_free(struct kt_verdict *vd)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
 #include <linux/types.h>
 
 #include "kfdtrace.h"
@@ -38,7 +39,8 @@ void kt_verdict_finish(struct kt_verdict *vd, __u64 now_ns);
 /* "pass", "fail", or "n/a" when no device event was seen or events were lost */
 const char *kt_verdict_result(const struct kt_verdict *vd, __u64 lost);
 void kt_verdict_print(FILE *f, const struct kt_verdict *vd, __u64 lost);
-void kt_verdict_json(FILE *f, const struct kt_verdict *vd, __u64 lost);
+/* the verdict as the JSON's "verdict" object; NULL when out of memory */
+json_t *kt_verdict_json(const struct kt_verdict *vd, __u64 lost);
 void kt_verdict_free(struct kt_verdict *vd);
 
 #endif /* __KFDTRACE_VERDICT_H */

@@ -1,57 +1,256 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kfdtrace's JSON reader: flattened keys, values, and each kind of error */
+/*
+ * kfdtrace's JSON, without BPF: the reader (jansson) and its dotted paths,
+ * each kind of error, nesting too deep for a recursive parser, the UTF-8
+ * fix-up of task names, the probe group of each field, and the writer's
+ * schema (every key the guest tests and docs/kfdtrace.md name).
+ */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "../../kfdtrace/json.h"
+#include "../../kfdtrace/doc.h"
+#include "../../kfdtrace/report.h"
 #include "kselftest_harness.h"
 
-static struct kt_doc doc;
 static char err[256];
 
-static const struct kt_field *get(const char *key)
-{
-	return kt_doc_get(&doc, key);
-}
-
-TEST(flattens_objects_and_arrays)
+TEST(paths_into_objects_and_arrays)
 {
 	static const char text[] =
-		"{\"a\": {\"b\": 1.5, \"c\": [10, {\"d\": \"x\\\"y\"}]}, \"e\": {}, \"f\": [], \"t\": true, \"n\": null}";
+		"{\"a\":{\"b\":1.5,\"c\":[10,{\"d\":\"x\\\"y\"}]},\"e\":{},\"t\":true,\"n\":null}";
+	json_t *doc = kt_doc_parse(text, err, sizeof(err));
 
-	ASSERT_EQ(0, kt_json_parse(text, &doc, err, sizeof(err))) TH_LOG("%s", err);
-	EXPECT_EQ(4, doc.n);	/* null adds nothing, nor do empty containers */
-	EXPECT_EQ(1.5, get("a.b")->num);
-	EXPECT_EQ(10, get("a.c.0")->num);
-	ASSERT_NE(NULL, get("a.c.1.d"));
-	EXPECT_TRUE(get("a.c.1.d")->is_str);
-	EXPECT_STREQ("x\"y", get("a.c.1.d")->str);
-	EXPECT_EQ(1, get("t")->num);
-	EXPECT_EQ(NULL, get("n"));
-	EXPECT_EQ(NULL, get("e"));
-	kt_doc_free(&doc);
+	ASSERT_NE(NULL, doc) TH_LOG("%s", err);
+	EXPECT_EQ(1.5, kt_doc_num(doc, "a.b"));
+	EXPECT_EQ(10, kt_doc_num(doc, "a.c.0"));
+	ASSERT_TRUE(json_is_string(kt_doc_get(doc, "a.c.1.d")));
+	EXPECT_STREQ("x\"y", json_string_value(kt_doc_get(doc, "a.c.1.d")));
+	EXPECT_EQ(1, kt_doc_num(doc, "t"));
+	EXPECT_TRUE(json_is_null(kt_doc_get(doc, "n")));
+	EXPECT_TRUE(json_is_object(kt_doc_get(doc, "e")));
+	/* what is not there */
+	EXPECT_EQ(NULL, kt_doc_get(doc, "a.x"));
+	EXPECT_EQ(NULL, kt_doc_get(doc, "a.c.2"));
+	EXPECT_EQ(NULL, kt_doc_get(doc, "a.c.x"));
+	EXPECT_EQ(NULL, kt_doc_get(doc, "a.c.-1"));
+	EXPECT_EQ(NULL, kt_doc_get(doc, "a.b.c"));
+	EXPECT_EQ(NULL, kt_doc_get(doc, "a..b"));
+	EXPECT_EQ(NULL, kt_doc_get(doc, ""));
+	EXPECT_TRUE(isnan(kt_doc_num(doc, "a.c.1.d")));
+	json_decref(doc);
 }
 
 TEST(escapes)
 {
-	ASSERT_EQ(0, kt_json_parse("{\"s\": \"a\\nb\\u0041\\\\\"}", &doc, err, sizeof(err)));
-	EXPECT_STREQ("a\nbA\\", get("s")->str);
-	kt_doc_free(&doc);
+	json_t *doc = kt_doc_parse("{\"s\": \"a\\nb\\u0041\\\\\\u00e9\"}", err, sizeof(err));
+
+	ASSERT_NE(NULL, doc) TH_LOG("%s", err);
+	EXPECT_STREQ("a\nbA\\\xc3\xa9", json_string_value(kt_doc_get(doc, "s")));
+	json_decref(doc);
 }
 
 TEST(errors)
 {
 	static const char *const bad[] = {
 		"{", "{\"a\" 1}", "{\"a\": 1,}", "[1 2]", "{\"a\": \"x}", "{\"a\": \"\\q\"}",
-		"{\"a\": nope}", "{} x", "{\"a\": 1]", "[1, ",
+		"{\"a\": nope}", "{} x", "{\"a\": 1]", "[1, ", "",
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err[0] = 0;
-		EXPECT_NE(0, kt_json_parse(bad[i], &doc, err, sizeof(err))) TH_LOG("%s", bad[i]);
+		EXPECT_EQ(NULL, kt_doc_parse(bad[i], err, sizeof(err))) TH_LOG("%s", bad[i]);
 		EXPECT_NE(0, err[0]) TH_LOG("no message for %s", bad[i]);
-		EXPECT_EQ(0, doc.n);
 	}
+	err[0] = 0;
+	EXPECT_EQ(NULL, kt_doc_load("/nonexistent/x.json", err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/nonexistent/x.json")) TH_LOG("%s", err);
+}
+
+/*
+ * A million nested arrays: a parser that recurses once a level (the one
+ * before jansson) runs out of stack and the process dies; jansson stops at
+ * its depth limit with an error. Nesting under the limit still parses.
+ */
+TEST(deep_nesting_is_an_error_not_a_crash)
+{
+	size_t n = 1000000, i;
+	char *text = malloc(2 * n + 1);
+	json_t *doc;
+
+	ASSERT_NE(NULL, text);
+	for (i = 0; i < n; i++) {
+		text[i] = '[';
+		text[2 * n - 1 - i] = ']';
+	}
+	text[2 * n] = 0;
+	err[0] = 0;
+	doc = kt_doc_parse(text, err, sizeof(err));
+	EXPECT_EQ(NULL, doc);
+	EXPECT_NE(NULL, strstr(err, "depth")) TH_LOG("%s", err);
+	json_decref(doc);
+
+	/* 1000 levels: well under the limit */
+	n = 1000;
+	for (i = 0; i < n; i++) {
+		text[i] = '[';
+		text[2 * n - 1 - i] = ']';
+	}
+	text[2 * n] = 0;
+	doc = kt_doc_parse(text, err, sizeof(err));
+	EXPECT_NE(NULL, doc) TH_LOG("%s", err);
+	json_decref(doc);
+	free(text);
+}
+
+/* task names are bytes: what is not UTF-8 becomes \xNN, the rest stays */
+TEST(names_that_are_not_utf8_are_escaped)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "ioctl_mix", "ioctl_mix" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },			/* é */
+		{ "\xe2\x82\xac\xf0\x9f\x98\x80", "\xe2\x82\xac\xf0\x9f\x98\x80" },
+		{ "mix\xff", "mix\\xff" },
+		{ "a\xe2\x82", "a\\xe2\\x82" },			/* a euro sign cut short */
+		{ "\xc0\xaf", "\\xc0\\xaf" },				/* overlong '/' */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },			/* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },		/* above U+10FFFF */
+		{ "\x80x", "\\x80x" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *s = kt_utf8_escape(cases[i].in, strlen(cases[i].in));
+		json_t *js;
+
+		ASSERT_NE(NULL, s);
+		EXPECT_STREQ(cases[i].out, s);
+		/* and jansson takes it as a string */
+		js = json_string(s);
+		EXPECT_NE(NULL, js) TH_LOG("case %u", i);
+		json_decref(js);
+		free(s);
+	}
+}
+
+TEST(probe_group_of_each_field)
+{
+	static const char text[] =
+		"{\"probes\": {\"ioctl\": 1, \"hmm\": 0, \"emu\": 1, \"helper\": 0}}";
+	json_t *doc = kt_doc_parse(text, err, sizeof(err));
+	int g;
+
+	ASSERT_NE(NULL, doc) TH_LOG("%s", err);
+	EXPECT_EQ(KT_G_HMM, kt_field_group("hmm.errors"));
+	EXPECT_EQ(KT_G_NOTIFIER, kt_field_group("notifier.insert"));
+	EXPECT_EQ(KT_G_HELPER, kt_field_group("invalidate.gap"));
+	EXPECT_EQ(KT_G_HELPER, kt_field_group("restore.windows"));
+	EXPECT_EQ(KT_G_HELPER, kt_field_group("evict.ranges"));
+	EXPECT_EQ(KT_G_EMU, kt_field_group("evict.emu"));
+	EXPECT_EQ(KT_G_EMU, kt_field_group("restore.emu"));
+	EXPECT_EQ(KT_G_EMU, kt_field_group("emu.evicts"));
+	EXPECT_EQ(KT_G_AMDGPU, kt_field_group("restore.amdgpu_works"));
+	EXPECT_EQ(KT_G_AMDGPU, kt_field_group("evict.amdgpu"));
+	EXPECT_EQ(KT_G_IOCTL, kt_field_group("ioctl.kfd_batch.calls"));
+	EXPECT_EQ(KT_G_IOCTL, kt_field_group("ranges.ioctls_per_range"));
+	EXPECT_EQ(-1, kt_field_group("verdict.eviction"));
+	EXPECT_EQ(-1, kt_field_group("status"));
+	EXPECT_EQ(-1, kt_field_group("probes.hmm"));
+	EXPECT_EQ(-1, kt_field_group("evict.emulated"));
+
+	EXPECT_FALSE(kt_field_live(doc, "hmm.errors", &g));
+	EXPECT_EQ(KT_G_HMM, g);
+	EXPECT_FALSE(kt_field_live(doc, "restore.windows", &g));
+	EXPECT_TRUE(kt_field_live(doc, "restore.emu", &g));
+	EXPECT_TRUE(kt_field_live(doc, "ioctl.total", &g));
+	EXPECT_TRUE(kt_field_live(doc, "probes.hmm", &g));
+	EXPECT_EQ(-1, g);
+	/* a recording that does not say is taken as live */
+	EXPECT_TRUE(kt_field_live(doc, "notifier.insert", &g));
+	json_decref(doc);
+}
+
+/* every key the JSON had before jansson wrote it, and the new ones */
+TEST(writer_keeps_the_schema)
+{
+	static const char *const keys[] = {
+		"kfdtrace", "seconds", "status", "signal", "stop",
+		"probes.ioctl", "probes.hmm", "probes.notifier", "probes.helper",
+		"probes.emu", "probes.amdgpu",
+		"hmm.calls", "hmm.pages", "hmm.ebusy", "hmm.errors", "hmm.p50_us", "hmm.p99_us",
+		"notifier.insert", "notifier.remove", "batch.created", "batch.destroyed",
+		"refault.ranges", "refault.retries", "refault.errors", "refault.p50_us",
+		"refault.p99_us",
+		"invalidate.total", "invalidate.gap", "invalidate.unmap", "invalidate.clear",
+		"invalidate.protection_vma", "invalidate.protection_page",
+		"invalidate.soft_dirty", "invalidate.release", "invalidate.migrate",
+		"invalidate.exclusive",
+		"evict.ranges", "evict.emu", "evict.amdgpu",
+		"restore.count", "restore.errors", "restore.passes", "restore.faulted",
+		"restore.retries", "restore.p50_us", "restore.p99_us",
+		"restore.evict_to_restore_p50_us", "restore.evict_to_restore_p99_us",
+		"restore.evict_to_restore_count", "restore.emu", "restore.amdgpu_works",
+		"restore.amdgpu_p99_us", "restore.amdgpu_resumes", "restore.windows",
+		"restore.hmm_calls",
+		"emu.evicts", "emu.restores", "emu.access", "emu.access_errors",
+		"verdict.eviction", "verdict.violations", "verdict.events", "verdict.lost",
+		"verdict.evictions", "verdict.restores", "verdict.accesses", "verdict.list",
+		"ioctl.userptr_alloc", "ioctl.batch_alloc", "ioctl.other_alloc", "ioctl.free",
+		"ioctl.other", "ioctl.total", "ioctl.errors",
+		"ranges.registered", "ranges.ioctls_per_range", "ranges.registration_ms",
+		"processes.0.tgid", "processes.0.comm", "processes.0.ioctl",
+		"processes.0.calls", "processes.0.errors", "processes.0.ranges",
+		"processes.0.ns",
+	};
+	static const char *const stat_k[] = { "calls", "errors", "ranges", "ns" };
+	struct kt_proc_row row = {
+		.key = { .tgid = 42, .class = KT_KFD_BATCH },
+		.st = { .calls = 2, .ranges = 4096, .ns = 3000000, .comm = "mix\xff" },
+	};
+	struct kt_run r = { .rows = &row, .nrows = 1, .status = 130, .signal = 2,
+			    .stop = KT_STOP_SIGNAL, .seconds = 1.5 };
+	char path[64], *text;
+	unsigned int i, j;
+	json_t *doc, *back;
+
+	r.cls[KT_KFD_BATCH] = row.st;
+	r.live[KT_G_IOCTL] = true;
+	r.live[KT_G_EMU] = true;
+	doc = kt_report_json(&r);
+	ASSERT_NE(NULL, doc);
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		snprintf(path, sizeof(path), "%s", keys[i]);
+		EXPECT_NE(NULL, kt_doc_get(doc, path)) TH_LOG("no %s", path);
+	}
+	for (i = 0; i < KT_NR_CLASSES; i++)
+		for (j = 0; j < ARRAY_SIZE(stat_k); j++) {
+			snprintf(path, sizeof(path), "ioctl.%s.%s", kt_class_names[i], stat_k[j]);
+			EXPECT_NE(NULL, kt_doc_get(doc, path)) TH_LOG("no %s", path);
+		}
+	/* the values, through a dump and a parse as compare and check see them */
+	text = json_dumps(doc, JSON_REAL_PRECISION(15));
+	ASSERT_NE(NULL, text);
+	back = kt_doc_parse(text, err, sizeof(err));
+	ASSERT_NE(NULL, back) TH_LOG("%s", err);
+	EXPECT_EQ(130, kt_doc_num(back, "status"));
+	EXPECT_EQ(2, kt_doc_num(back, "signal"));
+	EXPECT_STREQ("signal", json_string_value(kt_doc_get(back, "stop")));
+	EXPECT_EQ(1, kt_doc_num(back, "probes.emu"));
+	EXPECT_EQ(0, kt_doc_num(back, "probes.hmm"));
+	EXPECT_EQ(2, kt_doc_num(back, "ioctl.kfd_batch.calls"));
+	EXPECT_EQ(2, kt_doc_num(back, "ioctl.batch_alloc"));
+	EXPECT_EQ(4096, kt_doc_num(back, "ranges.registered"));
+	EXPECT_EQ(2.0 / 4096, kt_doc_num(back, "ranges.ioctls_per_range"));
+	EXPECT_EQ(3, kt_doc_num(back, "ranges.registration_ms"));
+	EXPECT_STREQ("mix\\xff", json_string_value(kt_doc_get(back, "processes.0.comm")));
+	EXPECT_STREQ("kfd_batch", json_string_value(kt_doc_get(back, "processes.0.ioctl")));
+	EXPECT_STREQ("n/a", json_string_value(kt_doc_get(back, "verdict.eviction")));
+	free(text);
+	json_decref(back);
+	json_decref(doc);
 }
 
 TEST_HARNESS_MAIN

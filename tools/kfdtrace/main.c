@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfdtrace: how many ioctls a GPU memory workload makes to register its
+ * userptr ranges, batch vs one range per call, and what the kernel did for
+ * them (HMM faults, notifiers, invalidations, evictions, restores, the
+ * eviction verdict). Shaped like bpftool: this file parses the global
+ * options and dispatches; each subcommand has its file and its options.
+ *
+ *   kfdtrace record [OPTIONS] [-- CMD...]       record.c
+ *   kfdtrace compare [OPTIONS] BASE.json NEW.json  compare.c
+ *   kfdtrace check [OPTIONS] --expect EXPR... (FILE.json | -- CMD...)  check.c
+ *
+ * report.c writes a recording (text and JSON), doc.c reads the JSON back,
+ * verdict.c judges the eviction events.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "main.h"
+
+bool kt_verbose;
+char **kt_cmd;
+
+const char *argp_program_version = "kfdtrace 0.2";
+
+int kt_parse_count(const char *arg, struct argp_state *state)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x7fffffff)
+		argp_error(state, "%s is not a positive number", arg);
+	return (int)v;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *prog;	/* argv[0] the subcommand's argp names in its messages */
+} cmds[] = {
+	{ "record", do_record, "kfdtrace record" },
+	{ "compare", do_compare, "kfdtrace compare" },
+	{ "check", do_check, "kfdtrace check" },
+};
+
+static const char doc[] =
+"Trace userptr registration ioctls of amdkfd and the emulated device.\n"
+"\n"
+"Commands:\n"
+"  record   trace a command (after --), a process (-p) or the system; report\n"
+"  compare  two recordings side by side; --threshold gates a regression\n"
+"  check    assertions over a recording, or over a command traced on the spot\n"
+"\n"
+"kfdtrace COMMAND -h shows a command's options. docs/kfdtrace.md has the\n"
+"JSON's fields.\n";
+
+static const struct argp_option opts[] = {
+	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
+	{},
+};
+
+struct main_args {
+	int cmd_index;		/* argv index of the command, 0 before it */
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	struct main_args *a = state->input;
+
+	switch (key) {
+	case 'v':
+		kt_verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		/* the command: the rest of the line is its own */
+		a->cmd_index = state->next - 1;
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->cmd_index)
+			argp_error(state, "no command (record, compare, check)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_arg, "COMMAND [ARGS...]", doc };
+	struct main_args a = {};
+	unsigned int c;
+	int i;
+
+	/* everything after "--" is the command to trace, untouched by argp */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			kt_cmd = &argv[i + 1];
+			if (!*kt_cmd) {
+				fprintf(stderr, "kfdtrace: no command after --\n");
+				return KT_EXIT_ERROR;
+			}
+			argv[i] = NULL;
+			argc = i;
+			break;
+		}
+	}
+	argp_err_exit_status = KT_EXIT_ERROR;
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
+		return KT_EXIT_ERROR;
+	for (c = 0; c < ARRAY_SIZE(cmds); c++) {
+		if (strcmp(argv[a.cmd_index], cmds[c].name))
+			continue;
+		argv[a.cmd_index] = (char *)cmds[c].prog;
+		return cmds[c].fn(argc - a.cmd_index, argv + a.cmd_index);
+	}
+	fprintf(stderr, "kfdtrace: unknown command \"%s\" (record, compare, check)\n",
+		argv[a.cmd_index]);
+	return KT_EXIT_ERROR;
+}

@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfdtrace record: load the probes (bpf/kfdtrace.bpf.c, from the skeleton
+ * built into this program), run the command under them or follow a
+ * process or the whole system, and report.
+ *
+ * Each probe group loads only where its target exists, checked before the
+ * load as bcc's libbpf-tools do (fentry_can_attach(), kprobe_exists()):
+ * fentry where the kernel attaches a trampoline to the function, else a
+ * kprobe where ftrace lists the function, else the group stays off. So a
+ * kernel that refuses one kind is not a failed load and a page of libbpf
+ * errors; libbpf speaks only with -v.
+ */
+#define _GNU_SOURCE	/* pipe2() */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "kfdtrace.skel.h"
+#include "main.h"
+
+/* after the deadline's SIGTERM, the command has this long before SIGKILL */
+#define KT_KILL_GRACE_S	5
+
+struct prog_info {
+	const char *name;	/* BPF program */
+	enum kt_group group;
+	int flavour;		/* 0 any, 1 fentry, 2 kprobe */
+	const char *target;	/* what must exist: see target_exists() */
+};
+
+static const struct prog_info progs[] = {
+	{ "kt_fork", KT_G_IOCTL, 0, NULL },
+	{ "kt_ioctl_enter", KT_G_IOCTL, 0, NULL },
+	{ "kt_ioctl_exit", KT_G_IOCTL, 0, NULL },
+	{ "kt_hmm_fentry", KT_G_HMM, 1, "fn:hmm_range_fault" },
+	{ "kt_hmm_fexit", KT_G_HMM, 1, "fn:hmm_range_fault" },
+	{ "kt_hmm_kprobe", KT_G_HMM, 2, "fn:hmm_range_fault" },
+	{ "kt_hmm_kretprobe", KT_G_HMM, 2, "fn:hmm_range_fault" },
+	{ "kt_insert_fentry", KT_G_NOTIFIER, 1, "fn:mmu_interval_notifier_insert" },
+	{ "kt_remove_fentry", KT_G_NOTIFIER, 1, "fn:mmu_interval_notifier_remove" },
+	{ "kt_insert_kprobe", KT_G_NOTIFIER, 2, "fn:mmu_interval_notifier_insert" },
+	{ "kt_remove_kprobe", KT_G_NOTIFIER, 2, "fn:mmu_interval_notifier_remove" },
+	{ "kt_create", KT_G_HELPER, 0, "tp:drm_userptr/drm_userptr_create" },
+	{ "kt_destroy", KT_G_HELPER, 0, "tp:drm_userptr/drm_userptr_destroy" },
+	{ "kt_refault", KT_G_HELPER, 0, "tp:drm_userptr/drm_userptr_range_refault" },
+	{ "kt_invalidate", KT_G_HELPER, 0, "tp:drm_userptr/drm_userptr_invalidate" },
+	{ "kt_invalidate_gap", KT_G_HELPER, 0, "tp:drm_userptr/drm_userptr_invalidate_gap" },
+	{ "kt_evict", KT_G_HELPER, 0, "tp:drm_userptr/drm_userptr_evict" },
+	{ "kt_restore_end", KT_G_HELPER, 0, "tp:drm_userptr/drm_userptr_restore_end" },
+	{ "kt_emu_evict", KT_G_EMU, 0, "tp:userptr_emu/userptr_emu_evict" },
+	{ "kt_emu_restore", KT_G_EMU, 0, "tp:userptr_emu/userptr_emu_restore" },
+	{ "kt_emu_access", KT_G_EMU, 0, "tp:userptr_emu/userptr_emu_access" },
+	{ "kt_amdgpu_evict", KT_G_AMDGPU, 0, "amdgpu:amdgpu_amdkfd_evict_userptr" },
+	{ "kt_amdgpu_restore_enter", KT_G_AMDGPU, 0,
+	  "amdgpu:amdgpu_amdkfd_restore_userptr_worker" },
+	{ "kt_amdgpu_restore_exit", KT_G_AMDGPU, 0,
+	  "amdgpu:amdgpu_amdkfd_restore_userptr_worker" },
+	{ "kt_amdgpu_resume", KT_G_AMDGPU, 0, "amdgpu:kgd2kfd_resume_mm" },
+};
+
+static struct bpf_link *links[64];
+static int nlinks;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (!kt_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+/* libbpf attaches tracepoints through tracefs: mount it if nobody did */
+static void ensure_tracefs(void)
+{
+	struct stat st;
+
+	if (!stat("/sys/kernel/tracing/events", &st) ||
+	    !stat("/sys/kernel/debug/tracing/events", &st))
+		return;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) && kt_verbose)
+		fprintf(stderr, "kfdtrace: mounting tracefs: %s\n", strerror(errno));
+}
+
+#define AMDGPU_BTF "/sys/kernel/btf/amdgpu"
+
+/*
+ * The kernel's BTF, parsed on the first question that needs it. The
+ * skeleton's load parses vmlinux BTF anyway; a parse of our own adds about
+ * a second to the start-up in the TCG guest (7 to 8 s). With the helper's
+ * tracepoints there and no -a, nothing asks; amdgpu's BTF (and vmlinux's
+ * under it) is parsed only when amdgpu is loaded.
+ */
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();	/* NULL on error (libbpf 1.x) */
+	}
+	return btf;
+}
+
+static struct btf *amdgpu_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		if (!access(AMDGPU_BTF, R_OK) && vmlinux_btf())
+			btf = btf__parse_split(AMDGPU_BTF, vmlinux_btf());
+	}
+	return btf;
+}
+
+static bool btf_has_func(struct btf *btf, const char *fn)
+{
+	return btf && btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * Whether the kernel attaches an fentry program to @fn: a two-instruction
+ * tracing program loaded against the function's BTF and attached for a
+ * moment, as libbpf-tools' fentry_can_attach() (which only loads it; some
+ * kernels refuse only at the attach).
+ */
+static bool fentry_can_attach(const char *fn)
+{
+	static const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static struct {
+		const char *fn;
+		bool ok;
+	} cache[8];
+	static unsigned int ncache;
+
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, prog, link = -1;
+	unsigned int i;
+
+	for (i = 0; i < ncache; i++)
+		if (!strcmp(cache[i].fn, fn))
+			return cache[i].ok;
+	id = vmlinux_btf() ? btf__find_by_name_kind(vmlinux_btf(), fn, BTF_KIND_FUNC) : -1;
+	if (id > 0) {
+		opts.attach_btf_id = id;
+		prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kt_can_fentry", "GPL", insns,
+				     ARRAY_SIZE(insns), &opts);
+		if (prog >= 0) {
+			link = bpf_raw_tracepoint_open(NULL, prog);
+			close(prog);
+		}
+		if (link >= 0)
+			close(link);
+	}
+	if (kt_verbose)
+		fprintf(stderr, "kfdtrace: fentry on %s: %s\n", fn, link >= 0 ? "yes" : "no");
+	if (ncache < ARRAY_SIZE(cache)) {
+		cache[ncache].fn = fn;
+		cache[ncache++].ok = link >= 0;
+	}
+	return link >= 0;
+}
+
+/*
+ * Whether @fn can take a kprobe: ftrace lists it in
+ * available_filter_functions ("name" or "name [module]"), as in
+ * libbpf-tools' kprobe_exists(). Without that file, the attach decides.
+ */
+static bool kprobe_exists(const char *fn)
+{
+	static const char *const files[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	char line[256];
+	size_t len = strlen(fn);
+	unsigned int i;
+	bool found = false;
+	FILE *f = NULL;
+
+	for (i = 0; !f && i < ARRAY_SIZE(files); i++)
+		f = fopen(files[i], "r");
+	if (!f)
+		return true;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, fn, len) &&
+			(line[len] == '\n' || line[len] == ' ' || line[len] == '\t');
+	fclose(f);
+	if (kt_verbose)
+		fprintf(stderr, "kfdtrace: kprobe on %s: %s\n", fn, found ? "yes" : "no");
+	return found;
+}
+
+static bool tracepoint_exists(const char *tp)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", tp);
+	if (!stat(path, &st))
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s", tp);
+	return !stat(path, &st);
+}
+
+/*
+ * Whether program @p can load and attach here: fn:NAME in vmlinux BTF, as
+ * fentry (flavour 1) where the kernel takes it, as a kprobe (flavour 2)
+ * only where it does not and ftrace lists the function; tp:SYS/EVENT in
+ * tracefs; amdgpu:NAME (kprobes) in amdgpu's BTF and ftrace.
+ */
+static bool target_exists(const struct prog_info *p)
+{
+	const char *t = p->target;
+
+	if (!t)
+		return true;
+	if (!strncmp(t, "fn:", 3)) {
+		t += 3;
+		if (!btf_has_func(vmlinux_btf(), t))
+			return false;
+		if (p->flavour == 1)
+			return fentry_can_attach(t);
+		return !fentry_can_attach(t) && kprobe_exists(t);
+	}
+	if (!strncmp(t, "amdgpu:", 7))
+		return btf_has_func(amdgpu_btf(), t + 7) && kprobe_exists(t + 7);
+	if (!strncmp(t, "tp:", 3))
+		return tracepoint_exists(t + 3);
+	return false;
+}
+
+/*
+ * The HMM and notifier probes run per call: three trampolines for each
+ * range registered one by one. Where the helper's tracepoints exist they
+ * already count a batch's faulted ranges, windows and hmm_range_fault()
+ * calls (restore_end) and time each range faulted again (range_refault),
+ * and create reports a batch's notifiers (windows), so these load on
+ * request (-a) only, to time each hmm_range_fault() call and to prove the
+ * notifier count; without the helper (a kernel without the series) they
+ * are the only view of faults and notifiers, and load by default.
+ */
+static bool group_wanted(const struct kt_record_opts *o, enum kt_group g)
+{
+	if (g != KT_G_HMM && g != KT_G_NOTIFIER)
+		return true;
+	return o->all_probes || !tracepoint_exists("drm_userptr/drm_userptr_create");
+}
+
+static void permission_hint(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		fprintf(stderr,
+			"kfdtrace: loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)\n");
+}
+
+/*
+ * Opens and loads the skeleton with every program whose group is wanted
+ * and whose target exists (checked before the load). Should the load fail
+ * all the same, it is tried again without the HMM and notifier programs,
+ * then with the ioctl group alone.
+ */
+static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t tgid)
+{
+	struct kfdtrace_bpf *skel = NULL;
+	int attempt, err = 0;
+	unsigned int i;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		skel = kfdtrace_bpf__open();
+		if (!skel) {
+			fprintf(stderr, "kfdtrace: cannot open the BPF object: %s\n",
+				strerror(errno));
+			return NULL;
+		}
+		skel->rodata->filter_tgid = tgid != 0;
+		for (i = 0; i < ARRAY_SIZE(progs); i++) {
+			const struct prog_info *p = &progs[i];
+			struct bpf_program *prog;
+			bool on = group_wanted(o, p->group) &&
+				  (attempt < 1 || !p->flavour) &&
+				  (attempt < 2 || p->group == KT_G_IOCTL) &&
+				  target_exists(p);
+
+			prog = bpf_object__find_program_by_name(skel->obj, p->name);
+			if (prog)
+				bpf_program__set_autoload(prog, on);
+		}
+		err = kfdtrace_bpf__load(skel);
+		if (!err)
+			break;
+		kfdtrace_bpf__destroy(skel);
+		skel = NULL;
+		if (kt_verbose)
+			fprintf(stderr, "kfdtrace: load attempt %d: %s\n", attempt + 1,
+				strerror(-err));
+		if (err == -EPERM || err == -EACCES)
+			break;
+	}
+	if (!skel) {
+		fprintf(stderr, "kfdtrace: cannot load the probes: %s%s\n", strerror(-err),
+			kt_verbose ? "" : " (-v shows libbpf's messages)");
+		permission_hint(err);
+		return NULL;
+	}
+	if (tgid) {
+		__u32 key = tgid;
+		__u8 one = 1;
+
+		if (bpf_map__update_elem(skel->maps.follow, &key, sizeof(key), &one,
+					 sizeof(one), BPF_ANY)) {
+			fprintf(stderr, "kfdtrace: cannot follow process %d\n", tgid);
+			kfdtrace_bpf__destroy(skel);
+			return NULL;
+		}
+	}
+	return skel;
+}
+
+/* attaches what loaded; a group is live when all its loaded programs are */
+static int attach_all(struct kfdtrace_bpf *skel, bool *live)
+{
+	bool tried[KT_G_NR] = {}, failed[KT_G_NR] = {};
+	unsigned int i;
+	int g;
+
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_program *p;
+		struct bpf_link *l;
+
+		p = bpf_object__find_program_by_name(skel->obj, progs[i].name);
+		if (!p || !bpf_program__autoload(p))
+			continue;
+		tried[progs[i].group] = true;
+		l = bpf_program__attach(p);
+		if (!l || libbpf_get_error(l)) {
+			failed[progs[i].group] = true;
+			if (kt_verbose)
+				fprintf(stderr, "kfdtrace: cannot attach %s\n", progs[i].name);
+			continue;
+		}
+		if (nlinks < (int)ARRAY_SIZE(links))
+			links[nlinks++] = l;
+	}
+	for (g = 0; g < KT_G_NR; g++)
+		live[g] = tried[g] && !failed[g];
+	if (!live[KT_G_IOCTL]) {
+		fprintf(stderr, "kfdtrace: cannot attach the ioctl probes\n");
+		return -ENOENT;
+	}
+	fprintf(stderr, "kfdtrace: probes live:");
+	for (g = 0; g < KT_G_NR; g++)
+		if (live[g])
+			fprintf(stderr, " %s", kt_group_names[g]);
+	fprintf(stderr, "\n");
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct kt_proc_row *x = a, *y = b;
+
+	if (x->key.tgid != y->key.tgid)
+		return x->key.tgid < y->key.tgid ? -1 : 1;
+	return (int)x->key.class - (int)y->key.class;
+}
+
+static int read_rows(struct kfdtrace_bpf *skel, struct kt_run *r)
+{
+	int fd = bpf_map__fd(skel->maps.ioctl_stats), n = 0, cap = 0;
+	struct kt_ioctl_key key, next, *prev = NULL;
+	struct kt_proc_row *rows = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (n == cap) {
+			struct kt_proc_row *nr;
+
+			cap = cap ? 2 * cap : 64;
+			nr = realloc(rows, cap * sizeof(*rows));
+			if (!nr) {
+				free(rows);
+				return -ENOMEM;
+			}
+			rows = nr;
+		}
+		if (!bpf_map_lookup_elem(fd, &next, &rows[n].st)) {
+			rows[n].key = next;
+			n++;
+		}
+		key = next;
+		prev = &key;
+	}
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	free(r->rows);
+	r->rows = rows;
+	r->nrows = n;
+	return 0;
+}
+
+static void add_stat(struct kt_ioctl_stat *to, const struct kt_ioctl_stat *s)
+{
+	to->calls += s->calls;
+	to->errors += s->errors;
+	to->ranges += s->ranges;
+	to->ns += s->ns;
+	for (int i = 0; i < KT_HIST_SLOTS; i++)
+		to->hist[i] += s->hist[i];
+}
+
+/* the probes' maps into @r */
+static int read_maps(struct kfdtrace_bpf *skel, struct kt_run *r)
+{
+	int i, err = read_rows(skel, r);
+	__u32 k;
+
+	if (err)
+		return err;
+	memset(r->cls, 0, sizeof(r->cls));
+	for (i = 0; i < r->nrows; i++)
+		add_stat(&r->cls[r->rows[i].key.class], &r->rows[i].st);
+	for (k = 0; k < KT_NR_COUNTS; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counts), &k, &r->counts[k]))
+			r->counts[k] = 0;
+	for (k = 0; k < KT_NR_EVENTS; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.inval_events), &k, &r->events[k]))
+			r->events[k] = 0;
+	for (k = 0; k < KT_NR_HISTS; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.hists), &k, &r->hists[k]))
+			memset(&r->hists[k], 0, sizeof(r->hists[k]));
+	return 0;
+}
+
+/*
+ * --probe-cost: what each attached program cost, from the kernel's BPF
+ * run-time statistics (counted only while the fd of bpf_enable_stats() is
+ * open). It is the programs' own time: the kprobe, trampoline or
+ * tracepoint dispatch around them and the ring buffer's reader are not in
+ * it, which is why the overhead benchmark times the workload as well.
+ */
+static void print_probe_cost(struct kfdtrace_bpf *skel)
+{
+	__u64 runs = 0, ns = 0;
+	unsigned int i;
+
+	fprintf(stderr, "%-28s %12s %12s %10s\n", "probe", "runs", "total_us", "ns/run");
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		struct bpf_program *p;
+
+		p = bpf_object__find_program_by_name(skel->obj, progs[i].name);
+		if (!p || bpf_program__fd(p) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
+			continue;
+		fprintf(stderr, "%-28s %12llu %12.1f %10.0f\n", progs[i].name,
+			(unsigned long long)info.run_cnt, info.run_time_ns / 1e3,
+			(double)info.run_time_ns / info.run_cnt);
+		runs += info.run_cnt;
+		ns += info.run_time_ns;
+	}
+	fprintf(stderr, "%-28s %12llu %12.1f %10.0f\n", "all", (unsigned long long)runs,
+		ns / 1e3, runs ? (double)ns / runs : 0.0);
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct kt_verdict *vd = ctx;
+
+	if (len >= sizeof(struct kt_event))
+		kt_verdict_event(vd, data);
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* SIGINT and SIGTERM: counted here, handled (forwarded) by the loop */
+static volatile sig_atomic_t nsignals, last_signal, last_from_tty;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	last_signal = sig;
+	/* typed at the terminal: the kernel sent it to the whole foreground group */
+	last_from_tty = si->si_code == SI_KERNEL;
+	nsignals++;
+}
+
+/* only there to cut the ring buffer's poll short when the command exits */
+static void on_sigchld(int sig)
+{
+}
+
+static void set_status(struct kt_run *r, int status)
+{
+	if (WIFSIGNALED(status)) {
+		r->signal = WTERMSIG(status);
+		r->status = 128 + r->signal;
+	} else {
+		r->signal = 0;
+		r->status = WEXITSTATUS(status);
+	}
+}
+
+/*
+ * The command, started once the probes are live: the child waits on @go
+ * and reports a failed exec through a close-on-exec pipe (@exec_err).
+ */
+static pid_t start_child(char **cmd, int go[2], int exec_err[2])
+{
+	pid_t child;
+	char c;
+	int e;
+
+	if (pipe(go) || pipe2(exec_err, O_CLOEXEC))
+		return -1;
+	child = fork();
+	if (child)
+		return child;
+	/*
+	 * kfdtrace's handlers would become the defaults at the exec anyway;
+	 * until then a signal must end the child, not set kfdtrace's flag
+	 * in its copy. SIGPIPE, which kfdtrace ignores, is the command's.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	close(go[1]);
+	close(exec_err[0]);
+	if (read(go[0], &c, 1) != 1)
+		_exit(127);
+	close(go[0]);
+	execvp(cmd[0], cmd);
+	e = errno;
+	fprintf(stderr, "kfdtrace: %s: %s\n", cmd[0], strerror(e));
+	/* (nothing more to do if the parent cannot be told) */
+	if (write(exec_err[1], &e, sizeof(e)) != sizeof(e))
+		_exit(127);
+	_exit(127);
+}
+
+int kt_record(const struct kt_record_opts *o, struct kt_run *r)
+{
+	struct kfdtrace_bpf *skel = NULL;
+	struct ring_buffer *rb = NULL;
+	int go[2] = { -1, -1 }, exec_err[2] = { -1, -1 }, stats_fd = -1, err, i;
+	int handled = 0, status;
+	double start, next, kill_at = 0;
+	bool deadline_hit = false;
+	struct sigaction sa = {};
+	pid_t child = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	r->stop = KT_STOP_EXIT;
+	libbpf_set_print(libbpf_print);
+	ensure_tracefs();
+
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "kfdtrace: -p %d: no such process\n", o->pid);
+		return -ESRCH;
+	}
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGCHLD, on_sigchld);
+	/* a command that died before its start must not take kfdtrace along */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (o->cmd) {
+		child = start_child(o->cmd, go, exec_err);
+		if (child < 0) {
+			err = -errno;
+			fprintf(stderr, "kfdtrace: cannot start %s: %s\n", o->cmd[0],
+				strerror(errno));
+			goto out_child;
+		}
+		close(go[0]);
+		close(exec_err[1]);
+	}
+
+	err = kt_verdict_init(&r->verdict);
+	if (err)
+		goto out_child;
+	skel = open_and_load(o, child ? child : o->pid);
+	if (!skel) {
+		err = -ENOENT;
+		goto out_child;
+	}
+	err = attach_all(skel, r->live);
+	if (err)
+		goto out_skel;
+	if (o->probe_cost) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0) {
+			err = stats_fd;
+			fprintf(stderr, "kfdtrace: --probe-cost: %s: %s\n",
+				"cannot enable BPF run-time statistics", strerror(-err));
+			goto out_skel;
+		}
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &r->verdict, NULL);
+	if (!rb) {
+		err = -errno;
+		fprintf(stderr, "kfdtrace: cannot open the event ring buffer\n");
+		goto out_skel;
+	}
+
+	start = now();
+	next = start + o->interval;
+	/* (fails only if a signal ended the command already: the loop reaps it) */
+	if (child && write(go[1], "g", 1) != 1 && kt_verbose)
+		fprintf(stderr, "kfdtrace: the command ended before its start\n");
+	if (child)
+		close(go[1]);
+	go[1] = -1;
+
+	for (;;) {
+		if (child && waitpid(child, &status, WNOHANG) == child) {
+			set_status(r, status);
+			child = 0;
+			break;
+		}
+		if (o->pid && kill(o->pid, 0) && errno == ESRCH)
+			break;
+		if (handled != nsignals) {
+			handled = nsignals;
+			r->stop = KT_STOP_SIGNAL;
+			if (!child)
+				break;
+			/*
+			 * The first goes to the command (unless the terminal
+			 * sent it there already), which ends the trace when it
+			 * exits; the second kills it.
+			 */
+			if (handled > 1)
+				kill(child, SIGKILL);
+			else if (!last_from_tty || getpgid(child) != getpgrp())
+				kill(child, last_signal);
+		}
+		if (o->duration && !deadline_hit && now() - start >= o->duration) {
+			deadline_hit = true;
+			if (r->stop == KT_STOP_EXIT)
+				r->stop = KT_STOP_DEADLINE;
+			if (!child)
+				break;
+			kill(child, SIGTERM);
+			kill_at = now() + KT_KILL_GRACE_S;
+		}
+		if (kill_at && now() >= kill_at) {
+			kill(child, SIGKILL);
+			kill_at = 0;
+		}
+		if (o->interval && now() >= next) {
+			ring_buffer__consume(rb);
+			if (!read_maps(skel, r))
+				kt_report_print(stdout, r);
+			printf("\n");
+			fflush(stdout);
+			next += o->interval;
+		}
+		/*
+		 * The probes wake the reader only past KT_WAKEUP_BYTES: a
+		 * short poll would wake it (and switch the workload out, on
+		 * one CPU) 100 times a second for nothing. SIGCHLD ends the
+		 * poll when the command exits.
+		 */
+		ring_buffer__poll(rb, KT_POLL_MS);
+	}
+	r->seconds = now() - start;
+	ring_buffer__consume(rb);
+	kt_verdict_finish(&r->verdict, (__u64)(now() * 1e9));
+	err = read_maps(skel, r);
+	if (err)
+		goto out_skel;
+	if (exec_err[0] >= 0 &&
+	    read(exec_err[0], &r->exec_errno, sizeof(r->exec_errno)) != sizeof(r->exec_errno))
+		r->exec_errno = 0;
+	kt_report_print(stdout, r);
+	fflush(stdout);
+	if (stats_fd >= 0)
+		print_probe_cost(skel);
+	if (o->out_fd >= 0) {
+		err = kt_report_write(o->out_fd, r);
+		if (err)
+			fprintf(stderr, "kfdtrace: writing the JSON: %s\n", strerror(-err));
+	}
+out_skel:
+	if (stats_fd >= 0)
+		close(stats_fd);
+	ring_buffer__free(rb);
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	nlinks = 0;
+	kfdtrace_bpf__destroy(skel);
+out_child:
+	if (go[1] >= 0)
+		close(go[1]);
+	if (exec_err[0] >= 0)
+		close(exec_err[0]);
+	if (child > 0) {
+		/* not started, or the probes failed: it must not run untraced */
+		kill(child, SIGKILL);
+		if (waitpid(child, &status, 0) == child)
+			set_status(r, status);
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	return err;
+}
+
+void kt_run_free(struct kt_run *r)
+{
+	free(r->rows);
+	r->rows = NULL;
+	kt_verdict_free(&r->verdict);
+}
+
+static const char record_doc[] =
+"Trace userptr registration ioctls of amdkfd and the emulated device, and what\n"
+"the kernel did for them: of CMD and the processes it forks, of PID and its\n"
+"forks (-p), or of the whole system (neither).\n"
+"\n"
+"The trace ends when CMD (or PID) exits, at -d, or on SIGINT/SIGTERM. CMD is\n"
+"sent that SIGINT/SIGTERM (a second one kills it) and the trace goes on until\n"
+"it exits; at -d it is sent SIGTERM, and SIGKILL 5 s later if it is still\n"
+"there. The JSON's \"status\" is CMD's exit status, or 128+N when signal N\n"
+"ended it (\"signal\" is N), and \"stop\" says why the trace ended (exit,\n"
+"deadline, signal). kfdtrace record exits with CMD's status (0 without CMD),\n"
+"2 when it cannot trace.\n"
+"\n"
+"Examples:\n"
+"  kfdtrace record -o batch.json -- ./workload --batch\n"
+"  kfdtrace record -d 10 -p 1234\n";
+
+static const struct argp_option record_opts[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process and its forks" },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (CMD is sent SIGTERM)" },
+	{ "interval", 'i', "SECONDS", 0, "Print the report every SECONDS while tracing" },
+	{ "output", 'o', "FILE", 0, "Write the results as JSON to FILE" },
+	{ "probe-cost", 'c', NULL, 0, "Print each probe's runs and run time (stderr)" },
+	{ "all-probes", 'a', NULL, 0,
+	  "Probe hmm_range_fault and the notifiers even where the helper's tracepoints are" },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
+	{},
+};
+
+struct record_args {
+	struct kt_record_opts o;
+	const char *out;
+};
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record_args *a = state->input;
+
+	switch (key) {
+	case 'p':
+		a->o.pid = kt_parse_count(arg, state);
+		break;
+	case 'd':
+		a->o.duration = kt_parse_count(arg, state);
+		break;
+	case 'i':
+		a->o.interval = kt_parse_count(arg, state);
+		break;
+	case 'o':
+		a->out = arg;
+		break;
+	case 'c':
+		a->o.probe_cost = true;
+		break;
+	case 'a':
+		a->o.all_probes = true;
+		break;
+	case 'v':
+		kt_verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state,
+			   "\"%s\" is not an option; a command to trace goes after \"--\": kfdtrace record [OPTIONS] -- %s ...",
+			   arg, arg);
+		break;
+	case ARGP_KEY_END:
+		if (a->o.pid && a->o.cmd)
+			argp_error(state, "-p and a command exclude each other");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/*
+ * -o FILE is opened (created if need be, not yet truncated) before the
+ * trace, so that a path that cannot be written fails at once, not after
+ * the whole run; a file created here is removed if no JSON is written.
+ */
+static int open_output(const char *path, bool *created)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "kfdtrace: %s: %s\n", path, strerror(errno));
+	return fd;
+}
+
+int do_record(int argc, char **argv)
+{
+	static const struct argp argp = {
+		record_opts, record_parse, "[-- CMD [ARGS...]]", record_doc,
+	};
+	struct record_args a = { .o = { .out_fd = -1, .cmd = kt_cmd } };
+	bool created = false;
+	struct kt_run r;
+	int err;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return KT_EXIT_ERROR;
+	if (a.out) {
+		a.o.out_fd = open_output(a.out, &created);
+		if (a.o.out_fd < 0)
+			return KT_EXIT_ERROR;
+	}
+	err = kt_record(&a.o, &r);
+	if (a.o.out_fd >= 0 && close(a.o.out_fd) && !err) {
+		fprintf(stderr, "kfdtrace: %s: %s\n", a.out, strerror(errno));
+		err = -EIO;
+	}
+	if (err && created)
+		unlink(a.out);
+	kt_run_free(&r);
+	if (err)
+		return KT_EXIT_ERROR;
+	return a.o.cmd ? r.status : 0;
+}

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A recording's two outputs: the text report (the table of processes and
+ * ioctl classes, the memory side of each live probe group, latency
+ * histograms and the eviction verdict) and the JSON document that
+ * `compare` and `check` read (docs/kfdtrace.md lists its fields).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+const char *const kt_class_names[KT_NR_CLASSES] = {
+	[KT_KFD_USERPTR] = "kfd_userptr",
+	[KT_KFD_BATCH] = "kfd_batch",
+	[KT_KFD_ALLOC_OTHER] = "kfd_alloc_other",
+	[KT_KFD_FREE_MEM] = "kfd_free",
+	[KT_KFD_OTHER] = "kfd_other",
+	[KT_EMU_USERPTR] = "emu_userptr",
+	[KT_EMU_BATCH] = "emu_batch",
+	[KT_EMU_FREE_MEM] = "emu_free",
+	[KT_EMU_OTHER] = "emu_other",
+};
+
+/* invalidations by enum mmu_notifier_event */
+static const char *const event_names[KT_NR_EVENTS] = {
+	"unmap", "clear", "protection_vma", "protection_page", "soft_dirty",
+	"release", "migrate", "exclusive",
+};
+
+static const char *const stop_names[] = {
+	[KT_STOP_EXIT] = "exit",
+	[KT_STOP_DEADLINE] = "deadline",
+	[KT_STOP_SIGNAL] = "signal",
+};
+
+static void add_stat(struct kt_ioctl_stat *to, const struct kt_ioctl_stat *s)
+{
+	int i;
+
+	to->calls += s->calls;
+	to->errors += s->errors;
+	to->ranges += s->ranges;
+	to->ns += s->ns;
+	for (i = 0; i < KT_HIST_SLOTS; i++)
+		to->hist[i] += s->hist[i];
+}
+
+static void print_hist(FILE *f, const char *title, const __u64 *hist)
+{
+	int i, first = -1, last = -1;
+	__u64 max = 0;
+
+	for (i = 0; i < KT_HIST_SLOTS; i++) {
+		if (!hist[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+		if (hist[i] > max)
+			max = hist[i];
+	}
+	if (first < 0)
+		return;
+	fprintf(f, "\n%s\n%22s : %-8s |%-40s|\n", title, "usecs", "count", "distribution");
+	for (i = first; i <= last; i++) {
+		__u64 lo = i ? 1ULL << i : 0, hi = (1ULL << (i + 1)) - 1;
+		int w = (int)(hist[i] * 40 / max);
+
+		fprintf(f, "%10llu -> %-9llu : %-8llu |%-*.*s%*s|\n",
+			(unsigned long long)lo, (unsigned long long)hi,
+			(unsigned long long)hist[i], w, w,
+			"****************************************", 40 - w, "");
+	}
+}
+
+static void print_memory(FILE *f, const struct kt_run *r)
+{
+	const __u64 *c = r->counts;
+	int i;
+
+	if (r->live[KT_G_HMM])
+		fprintf(f,
+			"\nhmm_range_fault: %llu calls, %llu pages, %llu -EBUSY, %llu other errors\n",
+			(unsigned long long)c[KT_HMM_CALLS], (unsigned long long)c[KT_HMM_PAGES],
+			(unsigned long long)c[KT_HMM_EBUSY], (unsigned long long)c[KT_HMM_ERRORS]);
+	if (r->live[KT_G_NOTIFIER])
+		fprintf(f, "interval notifiers: %llu inserted, %llu removed\n",
+			(unsigned long long)c[KT_NOTIFIER_INSERT],
+			(unsigned long long)c[KT_NOTIFIER_REMOVE]);
+	if (r->live[KT_G_HELPER]) {
+		fprintf(f,
+			"batches: %llu created, %llu destroyed; %llu ranges faulted, %llu of them again after an invalidation (%llu retries, %llu failed)\n",
+			(unsigned long long)c[KT_BATCH_CREATE],
+			(unsigned long long)c[KT_BATCH_DESTROY],
+			(unsigned long long)c[KT_RESTORE_FAULTED],
+			(unsigned long long)c[KT_REFAULTS],
+			(unsigned long long)c[KT_REFAULT_RETRIES],
+			(unsigned long long)c[KT_REFAULT_ERRORS]);
+		fprintf(f, "invalidations: %llu (", (unsigned long long)c[KT_INVALIDATE]);
+		for (i = 0; i < KT_NR_EVENTS && event_names[i]; i++)
+			fprintf(f, "%s%s %llu", i ? ", " : "", event_names[i],
+				(unsigned long long)r->events[i]);
+		fprintf(f, "), %llu of windows that hit only gaps; %llu ranges evicted; ",
+			(unsigned long long)c[KT_INVALIDATE_GAP],
+			(unsigned long long)c[KT_EVICT_RANGES]);
+		fprintf(f, "%llu restores (%llu failed): %llu window walks, %llu hmm calls\n",
+			(unsigned long long)c[KT_RESTORES],
+			(unsigned long long)c[KT_RESTORE_ERRORS],
+			(unsigned long long)c[KT_RESTORE_WINDOWS],
+			(unsigned long long)c[KT_RESTORE_CALLS]);
+	}
+	if (r->live[KT_G_EMU])
+		fprintf(f,
+			"emulated device: %llu evictions, %llu restores, %llu accesses (%llu failed)\n",
+			(unsigned long long)c[KT_EMU_EVICTS],
+			(unsigned long long)c[KT_EMU_RESTORES],
+			(unsigned long long)c[KT_EMU_ACCESS],
+			(unsigned long long)c[KT_EMU_ACCESS_ERRORS]);
+	if (r->live[KT_G_AMDGPU])
+		fprintf(f, "amdgpu: %llu userptr evictions, %llu restore works, %llu resumes\n",
+			(unsigned long long)c[KT_AMDGPU_EVICTS],
+			(unsigned long long)c[KT_AMDGPU_RESTORE_WORKS],
+			(unsigned long long)c[KT_AMDGPU_RESUMES]);
+	if (r->live[KT_G_HMM])
+		print_hist(f, "hmm_range_fault latency", r->hists[KT_H_HMM].slots);
+	if (r->live[KT_G_HELPER]) {
+		print_hist(f, "refault latency (a range faulted again, retries included)",
+			   r->hists[KT_H_REFAULT].slots);
+		print_hist(f, "populate (restore_begin..end) latency",
+			   r->hists[KT_H_RESTORE].slots);
+		print_hist(f, "first eviction -> restore latency",
+			   r->hists[KT_H_EVICT_RESTORE].slots);
+	}
+	if (r->live[KT_G_AMDGPU])
+		print_hist(f, "amdgpu restore worker latency", r->hists[KT_H_AMDGPU_RESTORE].slots);
+}
+
+static __u64 calls_of(const struct kt_run *r, enum kt_class a, enum kt_class b)
+{
+	return r->cls[a].calls + r->cls[b].calls;
+}
+
+void kt_summarize(const struct kt_run *r, struct kt_summary *s)
+{
+	int c;
+
+	memset(s, 0, sizeof(*s));
+	s->userptr_alloc = calls_of(r, KT_KFD_USERPTR, KT_EMU_USERPTR);
+	s->batch_alloc = calls_of(r, KT_KFD_BATCH, KT_EMU_BATCH);
+	s->other_alloc = r->cls[KT_KFD_ALLOC_OTHER].calls;
+	s->free = calls_of(r, KT_KFD_FREE_MEM, KT_EMU_FREE_MEM);
+	s->other = calls_of(r, KT_KFD_OTHER, KT_EMU_OTHER);
+	for (c = 0; c < KT_NR_CLASSES; c++) {
+		s->total += r->cls[c].calls;
+		s->errors += r->cls[c].errors;
+	}
+	s->registered = r->cls[KT_KFD_USERPTR].ranges + r->cls[KT_KFD_BATCH].ranges +
+			r->cls[KT_EMU_USERPTR].ranges + r->cls[KT_EMU_BATCH].ranges;
+	/* registration ioctls per registered range: 1 per range, 1/N batched */
+	if (s->registered)
+		s->per_range = (double)(s->userptr_alloc + s->batch_alloc) / s->registered;
+	s->ms = (r->cls[KT_KFD_USERPTR].ns + r->cls[KT_KFD_BATCH].ns +
+		 r->cls[KT_EMU_USERPTR].ns + r->cls[KT_EMU_BATCH].ns) / 1e6;
+}
+
+void kt_report_print(FILE *f, const struct kt_run *r)
+{
+	struct kt_ioctl_stat reg = {};
+	struct kt_summary s;
+	int i;
+
+	fprintf(f, "%-8s %-16s %-16s %10s %8s %10s %12s\n", "TGID", "COMM", "IOCTL",
+		"CALLS", "ERRORS", "RANGES", "TOTAL_MS");
+	for (i = 0; i < r->nrows; i++) {
+		const struct kt_proc_row *p = &r->rows[i];
+
+		fprintf(f, "%-8u %-16.16s %-16s %10llu %8llu %10llu %12.3f\n",
+			p->key.tgid, p->st.comm, kt_class_names[p->key.class],
+			(unsigned long long)p->st.calls, (unsigned long long)p->st.errors,
+			(unsigned long long)p->st.ranges, p->st.ns / 1e6);
+	}
+	kt_summarize(r, &s);
+	fprintf(f, "\n%llu ranges registered by %llu per-range and %llu batch calls",
+		(unsigned long long)s.registered, (unsigned long long)s.userptr_alloc,
+		(unsigned long long)s.batch_alloc);
+	fprintf(f, " (%.4f registration ioctls per range) in %.3f ms; %llu ioctls, %llu failed\n",
+		s.per_range, s.ms, (unsigned long long)s.total, (unsigned long long)s.errors);
+	for (i = KT_KFD_USERPTR; i <= KT_KFD_BATCH; i++) {
+		add_stat(&reg, &r->cls[i]);
+		add_stat(&reg, &r->cls[i + KT_EMU_USERPTR]);
+	}
+	print_hist(f, "registration ioctl latency", reg.hist);
+	print_memory(f, r);
+	if (r->live[KT_G_HELPER] || r->live[KT_G_EMU])
+		kt_verdict_print(f, &r->verdict, r->counts[KT_EVENTS_LOST]);
+}
+
+/* the upper bound (us) of the log2 bucket holding the pct-th percentile */
+static __u64 percentile(const struct kt_hist_val *h, double pct)
+{
+	__u64 total = 0, sum = 0;
+	int i;
+
+	for (i = 0; i < KT_HIST_SLOTS; i++)
+		total += h->slots[i];
+	if (!total)
+		return 0;
+	for (i = 0; i < KT_HIST_SLOTS; i++) {
+		sum += h->slots[i];
+		if (sum * 100.0 >= pct * total)
+			return (1ULL << (i + 1)) - 1;
+	}
+	return 0;
+}
+
+/*
+ * Members are added with set(): it takes the value's reference, a NULL
+ * value (jansson out of memory) included, and returns non-zero on failure;
+ * the callers OR the results and give up once at the end.
+ */
+static int set(json_t *o, const char *key, json_t *v)
+{
+	return json_object_set_new(o, key, v);
+}
+
+static json_t *u64(__u64 v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* a time or ratio, rounded to @decimals places: the JSON stays readable */
+static json_t *real(double v, int decimals)
+{
+	double scale = pow(10, decimals);
+
+	return json_real(round(v * scale) / scale);
+}
+
+/* {"KEY": N, ...} from parallel arrays */
+static json_t *obj_u64(const char *const *keys, const __u64 *vals, int n)
+{
+	json_t *o = json_object();
+	int i, err = !o;
+
+	for (i = 0; o && i < n; i++)
+		err |= set(o, keys[i], u64(vals[i]));
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *ioctl_stat(const struct kt_ioctl_stat *st)
+{
+	static const char *const k[] = { "calls", "errors", "ranges", "ns" };
+	__u64 v[] = { st->calls, st->errors, st->ranges, st->ns };
+
+	return obj_u64(k, v, 4);
+}
+
+static int json_memory(json_t *root, const struct kt_run *r)
+{
+	const __u64 *c = r->counts;
+	const struct kt_hist_val *h = r->hists;
+	static const char *const hmm_k[] = { "calls", "pages", "ebusy", "errors",
+					     "p50_us", "p99_us" };
+	static const char *const notif_k[] = { "insert", "remove" };
+	static const char *const batch_k[] = { "created", "destroyed" };
+	static const char *const refault_k[] = { "ranges", "retries", "errors", "p50_us",
+						 "p99_us" };
+	static const char *const evict_k[] = { "ranges", "emu", "amdgpu" };
+	static const char *const restore_k[] = {
+		"count", "errors", "passes", "faulted", "retries", "p50_us", "p99_us",
+		"evict_to_restore_p50_us", "evict_to_restore_p99_us",
+		"evict_to_restore_count", "emu", "amdgpu_works", "amdgpu_p99_us",
+		"amdgpu_resumes", "windows", "hmm_calls",
+	};
+	static const char *const emu_k[] = { "evicts", "restores", "access",
+					     "access_errors" };
+	json_t *inval;
+	__u64 v[16], n = 0;
+	int i, err = 0;
+
+	for (i = 0; i < KT_G_NR; i++)
+		v[i] = r->live[i];
+	err |= set(root, "probes", obj_u64(kt_group_names, v, KT_G_NR));
+	v[0] = c[KT_HMM_CALLS];
+	v[1] = c[KT_HMM_PAGES];
+	v[2] = c[KT_HMM_EBUSY];
+	v[3] = c[KT_HMM_ERRORS];
+	v[4] = percentile(&h[KT_H_HMM], 50);
+	v[5] = percentile(&h[KT_H_HMM], 99);
+	err |= set(root, "hmm", obj_u64(hmm_k, v, 6));
+	v[0] = c[KT_NOTIFIER_INSERT];
+	v[1] = c[KT_NOTIFIER_REMOVE];
+	err |= set(root, "notifier", obj_u64(notif_k, v, 2));
+	v[0] = c[KT_BATCH_CREATE];
+	v[1] = c[KT_BATCH_DESTROY];
+	err |= set(root, "batch", obj_u64(batch_k, v, 2));
+	v[0] = c[KT_REFAULTS];
+	v[1] = c[KT_REFAULT_RETRIES];
+	v[2] = c[KT_REFAULT_ERRORS];
+	v[3] = percentile(&h[KT_H_REFAULT], 50);
+	v[4] = percentile(&h[KT_H_REFAULT], 99);
+	err |= set(root, "refault", obj_u64(refault_k, v, 5));
+	inval = json_object();
+	err |= set(root, "invalidate", inval);
+	if (inval) {
+		err |= set(inval, "total", u64(c[KT_INVALIDATE]));
+		err |= set(inval, "gap", u64(c[KT_INVALIDATE_GAP]));
+		for (i = 0; i < KT_NR_EVENTS; i++)
+			if (event_names[i])
+				err |= set(inval, event_names[i], u64(r->events[i]));
+	}
+	v[0] = c[KT_EVICT_RANGES];
+	v[1] = c[KT_EMU_EVICTS];
+	v[2] = c[KT_AMDGPU_EVICTS];
+	err |= set(root, "evict", obj_u64(evict_k, v, 3));
+	for (i = 0; i < KT_HIST_SLOTS; i++)
+		n += h[KT_H_EVICT_RESTORE].slots[i];
+	v[0] = c[KT_RESTORES];
+	v[1] = c[KT_RESTORE_ERRORS];
+	v[2] = c[KT_RESTORE_PASSES];
+	v[3] = c[KT_RESTORE_FAULTED];
+	v[4] = c[KT_RESTORE_RETRIES];
+	v[5] = percentile(&h[KT_H_RESTORE], 50);
+	v[6] = percentile(&h[KT_H_RESTORE], 99);
+	v[7] = percentile(&h[KT_H_EVICT_RESTORE], 50);
+	v[8] = percentile(&h[KT_H_EVICT_RESTORE], 99);
+	v[9] = n;
+	v[10] = c[KT_EMU_RESTORES];
+	v[11] = c[KT_AMDGPU_RESTORE_WORKS];
+	v[12] = percentile(&h[KT_H_AMDGPU_RESTORE], 99);
+	v[13] = c[KT_AMDGPU_RESUMES];
+	v[14] = c[KT_RESTORE_WINDOWS];
+	v[15] = c[KT_RESTORE_CALLS];
+	err |= set(root, "restore", obj_u64(restore_k, v, 16));
+	v[0] = c[KT_EMU_EVICTS];
+	v[1] = c[KT_EMU_RESTORES];
+	v[2] = c[KT_EMU_ACCESS];
+	v[3] = c[KT_EMU_ACCESS_ERRORS];
+	err |= set(root, "emu", obj_u64(emu_k, v, 4));
+	return err;
+}
+
+static int json_ioctl(json_t *root, const struct kt_run *r)
+{
+	static const char *const sum_k[] = { "userptr_alloc", "batch_alloc", "other_alloc",
+					     "free", "other", "total", "errors" };
+	json_t *io, *ranges;
+	struct kt_summary s;
+	int c, err = 0;
+	__u64 sums[7];
+
+	kt_summarize(r, &s);
+	sums[0] = s.userptr_alloc;
+	sums[1] = s.batch_alloc;
+	sums[2] = s.other_alloc;
+	sums[3] = s.free;
+	sums[4] = s.other;
+	sums[5] = s.total;
+	sums[6] = s.errors;
+	io = obj_u64(sum_k, sums, 7);
+	err |= set(root, "ioctl", io);
+	for (c = 0; io && c < KT_NR_CLASSES; c++)
+		err |= set(io, kt_class_names[c], ioctl_stat(&r->cls[c]));
+	ranges = json_object();
+	err |= set(root, "ranges", ranges);
+	if (ranges) {
+		err |= set(ranges, "registered", u64(s.registered));
+		err |= set(ranges, "ioctls_per_range", json_real(s.per_range));
+		err |= set(ranges, "registration_ms", real(s.ms, 6));
+	}
+	return err;
+}
+
+static int json_processes(json_t *root, const struct kt_run *r)
+{
+	json_t *procs = json_array(), *p;
+	int i, err = 0;
+
+	err |= set(root, "processes", procs);
+	for (i = 0; procs && i < r->nrows; i++) {
+		const struct kt_proc_row *row = &r->rows[i];
+		/* a task's name is bytes: it may be cut inside a character */
+		char *comm = kt_utf8_escape(row->st.comm,
+					    strnlen(row->st.comm, sizeof(row->st.comm)));
+
+		p = json_object();
+		err |= json_array_append_new(procs, p);
+		if (!p || !comm) {
+			free(comm);
+			return -1;
+		}
+		err |= set(p, "tgid", u64(row->key.tgid));
+		err |= set(p, "comm", json_string(comm));
+		err |= set(p, "ioctl", json_string(kt_class_names[row->key.class]));
+		err |= set(p, "calls", u64(row->st.calls));
+		err |= set(p, "errors", u64(row->st.errors));
+		err |= set(p, "ranges", u64(row->st.ranges));
+		err |= set(p, "ns", u64(row->st.ns));
+		free(comm);
+	}
+	return err;
+}
+
+json_t *kt_report_json(const struct kt_run *r)
+{
+	json_t *root = json_object();
+	int err = !root;
+
+	if (root) {
+		err |= set(root, "kfdtrace", json_integer(1));
+		err |= set(root, "seconds", real(r->seconds, 6));
+		err |= set(root, "status", json_integer(r->status));
+		err |= set(root, "signal", json_integer(r->signal));
+		err |= set(root, "stop", json_string(stop_names[r->stop]));
+		err |= json_memory(root, r);
+		err |= set(root, "verdict", kt_verdict_json(&r->verdict,
+							    r->counts[KT_EVENTS_LOST]));
+		err |= json_ioctl(root, r);
+		err |= json_processes(root, r);
+	}
+	if (err) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+int kt_report_write(int fd, const struct kt_run *r)
+{
+	json_t *root = kt_report_json(r);
+	int err = 0;
+
+	if (!root)
+		return -ENOMEM;
+	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET))
+		err = -errno;
+	else if (json_dumpfd(root, fd, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) ||
+		 write(fd, "\n", 1) != 1)
+		err = -EIO;
+	json_decref(root);
+	return err;
+}

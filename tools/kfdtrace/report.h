@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One recording (what `record` read from the probes' maps at the end of a
+ * run) and its two outputs: the text report and the JSON document.
+ */
+#ifndef __KFDTRACE_REPORT_H
+#define __KFDTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <linux/types.h>
+
+#include "kfdtrace.h"
+#include "doc.h"
+#include "verdict.h"
+
+struct kt_proc_row {
+	struct kt_ioctl_key key;
+	struct kt_ioctl_stat st;
+};
+
+/* why a recording ended (JSON "stop") */
+enum kt_stop {
+	KT_STOP_EXIT,		/* the command, or -p's process, ended */
+	KT_STOP_DEADLINE,	/* -d passed */
+	KT_STOP_SIGNAL,		/* SIGINT or SIGTERM to kfdtrace */
+};
+
+struct kt_run {
+	struct kt_ioctl_stat cls[KT_NR_CLASSES];
+	__u64 counts[KT_NR_COUNTS];
+	__u64 events[KT_NR_EVENTS];
+	struct kt_hist_val hists[KT_NR_HISTS];
+	struct kt_proc_row *rows;	/* one per process and class, by tgid */
+	int nrows;
+	bool live[KT_G_NR];
+	struct kt_verdict verdict;
+	double seconds;
+	/*
+	 * The command's end as a shell reports it: its exit status, or 128 + N
+	 * when signal N killed it (signal = N, else 0); 127 when it could not
+	 * be started (exec_errno then says why). -1 without a command (-p,
+	 * system-wide).
+	 */
+	int status;
+	int signal;
+	int exec_errno;
+	enum kt_stop stop;
+};
+
+extern const char *const kt_class_names[KT_NR_CLASSES];
+
+/* the numbers derived from the counts, named as in the JSON */
+struct kt_summary {
+	__u64 userptr_alloc, batch_alloc, other_alloc, free, other, total, errors;
+	__u64 registered;
+	double per_range, ms;
+};
+
+void kt_summarize(const struct kt_run *r, struct kt_summary *s);
+void kt_report_print(FILE *f, const struct kt_run *r);
+/* the recording as kfdtrace's JSON document; NULL when out of memory */
+json_t *kt_report_json(const struct kt_run *r);
+/* writes the JSON to @fd (truncated first); 0 or a negative errno */
+int kt_report_write(int fd, const struct kt_run *r);
+
+#endif /* __KFDTRACE_REPORT_H */
