@@ -1,9 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kfdtrace on the host: its JSON reader's unit tests; the probes load and the syscall programs attach;
-# on ioctl_mix (a known mix of amdkfd- and userptr_emu-numbered ioctls on
-# /dev/null) the counts equal the known numbers and what strace -c sees;
-# check's exit codes (0 holds, 1 fails, 2 usage) and compare's output.
+# kfdtrace on the host: its JSON reader's and writer's unit tests; the
+# probes load and the syscall programs attach; on ioctl_mix (a known mix of
+# amdkfd- and userptr_emu-numbered ioctls on /dev/null) the counts equal
+# the known numbers and what strace -c sees; check's exit codes (0 holds, 1
+# fails, 2 usage), its verdict on CMD's status and on fields of probe groups
+# that were not live; compare's output and --threshold; the command line's
+# behaviour (signals forwarded, -d, -o checked first, argument errors, -h,
+# libbpf quiet without -v, the hint without privileges, names that are not
+# UTF-8).
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=$top/build/bin
@@ -12,7 +17,7 @@ out=$top/build/check/kfdtrace
 echo "TAP version 13"
 mkdir -p "$out"
 
-# the JSON reader that compare and check use (no root needed)
+# the JSON reader and writer that record, compare and check use (no root needed)
 "$bin/kfdtrace_json_test" || TAP_FAILED=$((TAP_FAILED + 1))
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -81,14 +86,201 @@ printf '%s\n' "$cmp_out" | grep -Eq '^ioctl.total +28 +28 +1.00$' &&
 	tap_ok "compare shows both files side by side" ||
 	tap_fail "compare shows both files side by side"
 # a probe group that was not live shows as "off"; a live one's 0 stays 0
-jq '.probes.hmm = 0 | .hmm.calls = 0 | .probes.notifier = 1 | .notifier.insert = 0' \
-	"$out/mix.json" >"$out/hmm-off.json"
-jq '.probes.hmm = 1 | .hmm.calls = 5 | .probes.notifier = 0 | .notifier.insert = 0' \
-	"$out/mix.json" >"$out/hmm-on.json"
+# (evict.emu is the device's, though under evict.*)
+jq '.probes.hmm = 0 | .hmm.calls = 0 | .probes.notifier = 1 | .notifier.insert = 0 |
+    .probes.emu = 1 | .evict.emu = 3' "$out/mix.json" >"$out/hmm-off.json"
+jq '.probes.hmm = 1 | .hmm.calls = 5 | .probes.notifier = 0 | .notifier.insert = 0 |
+    .probes.emu = 0 | .evict.emu = 0' "$out/mix.json" >"$out/hmm-on.json"
 cmp_out=$(kt compare "$out/hmm-off.json" "$out/hmm-on.json" 2>&1)
 printf '%s\n' "$cmp_out" | grep -Eq '^hmm.calls +off +5 +-$' &&
 	printf '%s\n' "$cmp_out" | grep -Eq '^notifier.insert +0 +off +-$' &&
+	printf '%s\n' "$cmp_out" | grep -Eq '^evict.emu +3 +off +-$' &&
 	tap_ok "compare shows a probe group that was off as off, a live group's 0 as 0" ||
 	{ printf '%s\n' "$cmp_out" | tap_diag
 	  tap_fail "compare shows a probe group that was off as off, a live group's 0 as 0"; }
+
+# expect_out NAME WANT_STATUS ERE CMD...: CMD exits WANT_STATUS and a line
+# of its output (stdout and stderr) matches ERE
+expect_out() {
+	local name=$1 want=$2 re=$3 o rc=0
+	shift 3
+	o=$("$@" 2>&1) || rc=$?
+	if [ "$rc" = "$want" ] && has_line "$re" <<<"$o"; then
+		tap_ok "$name"
+	else
+		printf '%s\n' "$o" | tail -n 20 | tap_diag
+		tap_fail "$name (exit $rc, expected $want and a line matching: $re)"
+	fi
+}
+
+# json_is FILE JQ-FILTER WANT NAME: the filter's value in FILE is WANT
+json_is() {
+	local got
+	got=$(jq -r "$2" "$1" 2>&1)
+	if [ "$got" = "$3" ]; then
+		tap_ok "$4"
+	else
+		tap_fail "$4 ($2 is \"$got\", expected \"$3\")"
+	fi
+}
+
+# --- check -- CMD judges CMD's end too
+expect_out "check -- false: exits 1, saying CMD's status" 1 \
+	'^FAIL the command exited with status 1 ' \
+	kt check --expect "ioctl.errors == 0" -- false
+expect_out "check --ignore-status -- false: the status is not judged" 0 '^ok +ioctl.errors == 0' \
+	kt check --ignore-status --expect "ioctl.errors == 0" -- false
+expect_out "check -- a command that does not exist: exits 1" 1 \
+	'^FAIL the command did not start: ./no-such-cmd: No such file or directory$' \
+	kt check --ignore-status --expect "ioctl.errors == 0" -- ./no-such-cmd
+expect_out "check -- a command killed by a signal: exits 1" 1 \
+	'^FAIL the command was killed by signal 15 \(Terminated\), status 143' \
+	kt check --expect "ioctl.errors == 0" -- sh -c 'kill -TERM $$'
+expect_out "check: a malformed expression exits 2 before CMD runs" 2 'cannot parse' \
+	kt check --expect "ioctl.total ~ 3" -- sh -c "touch '$out/ran'"
+[ ! -e "$out/ran" ] && tap_ok "check: ... and CMD did not run" ||
+	tap_fail "check: ... and CMD did not run"
+
+# --- a field of a probe group that was not live fails, naming the group
+jq '.probes.hmm = 0 | .probes.emu = 0' "$out/mix.json" >"$out/groups-off.json"
+jq '.probes.hmm = 1 | .probes.emu = 1' "$out/mix.json" >"$out/groups-on.json"
+expect_out "check: hmm.errors with the hmm group off exits 1, naming it" 1 \
+	'^FAIL hmm.errors == 0: probe group hmm was not live in this run \(probes.hmm = 0\)$' \
+	kt check --expect "hmm.errors == 0" "$out/groups-off.json"
+expect_out "check: evict.emu with the emu group off exits 1, naming it" 1 \
+	'^FAIL evict.emu == 0: probe group emu was not live' \
+	kt check --expect "evict.emu == 0" "$out/groups-off.json"
+tap_expect_status "check: the same fields with their groups live hold" 0 \
+	kt check --expect "hmm.errors == 0" --expect "evict.emu == 0" "$out/groups-on.json"
+tap_expect_status "check: probes.hmm itself is never gated" 0 \
+	kt check --expect "probes.hmm == 0" "$out/groups-off.json"
+
+# --- compare: more/fewer the right way round, --threshold gates a regression
+# (4096 ranges one by one in 100 ms, as one batch in 20 ms)
+jq '.ranges.registered = 4096 | .ioctl.userptr_alloc = 4096 | .ioctl.batch_alloc = 0 |
+    .ranges.registration_ms = 100' "$out/mix.json" >"$out/per-range.json"
+jq '.ranges.registered = 4096 | .ioctl.userptr_alloc = 0 | .ioctl.batch_alloc = 1 |
+    .ranges.registration_ms = 20' "$out/mix.json" >"$out/batch.json"
+jq '.ranges.registration_ms = 115' "$out/per-range.json" >"$out/per-range-slow.json"
+expect_out "compare: an improvement reads \"fewer\" and \"less\", and exits 0 under --threshold" 0 \
+	'^time in registration ioctls: 100.0 ms -> 20.0 ms \(5.00x less\)$' \
+	kt compare --threshold 10 "$out/per-range.json" "$out/batch.json"
+expect_out "compare: ... registration syscalls 4096x fewer" 0 \
+	'^registration syscalls per range: 1 -> 0.000244141 \(4096x fewer\)$' \
+	kt compare "$out/per-range.json" "$out/batch.json"
+expect_out "compare: a regression reads \"more\", never \"0x fewer\"" 0 \
+	'^registration syscalls per range: 0.000244141 -> 1 \(4096x more\)$' \
+	kt compare "$out/batch.json" "$out/per-range.json"
+expect_out "compare --threshold: a regression of the syscalls exits 1" 1 \
+	'^REGRESSION registration syscalls per range: \+409500.0% \(threshold 10%\)$' \
+	kt compare --threshold 10 "$out/batch.json" "$out/per-range.json"
+expect_out "compare --threshold 10: 15% more time in registration exits 1" 1 \
+	'^REGRESSION time in registration ioctls: \+15.0% \(threshold 10%\)$' \
+	kt compare --threshold 10 "$out/per-range.json" "$out/per-range-slow.json"
+tap_expect_status "compare --threshold 20: 15% more time passes" 0 \
+	kt compare --threshold 20 "$out/per-range.json" "$out/per-range-slow.json"
+expect_out "compare --threshold: NEW registered nothing exits 1" 1 \
+	'^REGRESSION NEW registered no range' \
+	kt compare --threshold 10 "$out/per-range.json" "$out/mix.json"
+tap_expect_status "compare --threshold: BASE registered nothing exits 2" 2 \
+	kt compare --threshold 10 "$out/mix.json" "$out/per-range.json"
+tap_expect_status "compare: a bad --threshold exits 2" 2 \
+	kt compare --threshold x "$out/per-range.json" "$out/batch.json"
+
+# --- the JSON reader on nesting too deep for recursion: an error, not a crash
+printf '%*s' 1000000 '' | tr ' ' '[' >"$out/deep.json"
+expect_out "check: a deeply nested file is an error (exit 2), not a crash" 2 'depth' \
+	kt check --expect "a == 1" "$out/deep.json"
+
+# --- record: the workload's real end in the JSON
+rm -f "$out/term.json" "$out/term.err" "$out/term.pid"
+# (the binary itself in the background, so that $! is kfdtrace's PID)
+"$bin/kfdtrace" record -o "$out/term.json" -- sh -c "echo \$\$ >'$out/term.pid'; exec sleep 60" \
+	>/dev/null 2>"$out/term.err" &
+kpid=$!
+for _ in $(seq 300); do
+	[ -s "$out/term.pid" ] && break
+	sleep 0.1
+done
+kill -TERM $kpid
+rc=0
+wait $kpid || rc=$?
+[ $rc = 143 ] && tap_ok "record: SIGTERM to kfdtrace ends the command, exit 143" ||
+	{ tap_diag <"$out/term.err"; tap_fail "record: SIGTERM to kfdtrace ends the command, exit 143 (exit $rc)"; }
+if [ -s "$out/term.pid" ] && ! kill -0 "$(cat "$out/term.pid")" 2>/dev/null; then
+	tap_ok "record: ... and leaves no orphan"
+else
+	tap_fail "record: ... and leaves no orphan"
+	kill "$(cat "$out/term.pid")" 2>/dev/null
+fi
+json_is "$out/term.json" '[.status, .signal, .stop] | @tsv' $'143\t15\tsignal' \
+	"record: SIGTERM: JSON status 143, signal 15, stop \"signal\""
+
+rm -f "$out/int.json" "$out/int.pid"
+"$bin/kfdtrace" record -o "$out/int.json" -- sh -c "echo \$\$ >'$out/int.pid'; exec sleep 60" \
+	>/dev/null 2>&1 &
+kpid=$!
+for _ in $(seq 300); do
+	[ -s "$out/int.pid" ] && break
+	sleep 0.1
+done
+kill -INT $kpid
+rc=0
+wait $kpid || rc=$?
+[ $rc = 130 ] && tap_ok "record: SIGINT is forwarded too, exit 130" ||
+	tap_fail "record: SIGINT is forwarded too, exit 130 (exit $rc)"
+json_is "$out/int.json" '[.status, .signal, .stop] | @tsv' $'130\t2\tsignal' \
+	"record: SIGINT: JSON status 130, signal 2, stop \"signal\""
+
+tap_expect_status "record -d 1 -- sleep 3: SIGTERM at the deadline, exit 143" 143 \
+	kt record -d 1 -o "$out/deadline.json" -- sleep 3
+json_is "$out/deadline.json" '[.status, .signal, .stop, (.seconds < 2.5)] | @tsv' \
+	$'143\t15\tdeadline\ttrue' "record -d 1: JSON status 143, signal 15, stop \"deadline\", < 2.5 s"
+tap_expect_status "record -d 1: a command that ignores SIGTERM is killed 5 s later" 137 \
+	kt record -d 1 -o "$out/deadline-kill.json" -- \
+	sh -c 'trap "" TERM; i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done'
+json_is "$out/deadline-kill.json" '[.status, .signal, .stop] | @tsv' $'137\t9\tdeadline' \
+	"record -d 1: ... JSON status 137, signal 9"
+tap_expect_status "record -- exit 3: exit 3" 3 kt record -o "$out/exit3.json" -- sh -c 'exit 3'
+json_is "$out/exit3.json" '[.status, .signal, .stop] | @tsv' $'3\t0\texit' \
+	"record -- exit 3: JSON status 3, signal 0, stop \"exit\""
+
+# --- record: errors found before the run
+rm -f "$out/ran"
+expect_out "record -o /nonexistent/x.json fails at once (exit 2)" 2 \
+	'^kfdtrace: /nonexistent/x.json: No such file or directory$' \
+	kt record -o /nonexistent/x.json -- sh -c "touch '$out/ran'"
+[ ! -e "$out/ran" ] && tap_ok "record -o: ... before the command ran" ||
+	tap_fail "record -o: ... before the command ran"
+expect_out "record ls: says the command goes after --" 2 'a command to trace goes after "--"' \
+	kt record ls
+expect_out "record -p of a process that does not exist: exit 2" 2 \
+	'^kfdtrace: -p 2147483647: no such process$' kt record -p 2147483647
+for c in record compare check; do
+	expect_out "$c -h: its usage on stdout, exit 0" 0 "^Usage: kfdtrace $c " kt $c -h
+done
+expect_out "kfdtrace -h: the commands" 0 '^  compare ' kt -h
+
+# --- libbpf speaks only with -v
+err=$(kt record -- true 2>&1 >/dev/null)
+if [ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] && has_line '^kfdtrace: probes live: ioctl' <<<"$err"; then
+	tap_ok "record without -v: one line on stderr (the live probes)"
+else
+	printf '%s\n' "$err" | tail -n 20 | tap_diag
+	tap_fail "record without -v: one line on stderr (the live probes)"
+fi
+expect_out "record -v: libbpf's messages" 0 '^libbpf: ' kt record -v -- true
+expect_out "record without privileges: exit 2 and a hint" 2 'needs root \(or CAP_BPF' \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/kfdtrace" record -- true
+
+# --- a task name that is not UTF-8 is written escaped, the JSON stays valid
+cp "$bin/ioctl_mix" "$out/mix"$'\xff'
+kt record -o "$out/latin.json" -- "$out/mix"$'\xff' >/dev/null 2>&1
+if iconv -f UTF-8 -t UTF-8 "$out/latin.json" >/dev/null 2>&1 &&
+   [ "$(jq -r '[.processes[].comm] | unique | .[]' "$out/latin.json")" = 'mix\xff' ]; then
+	tap_ok "record: a name that is not UTF-8 is written as mix\\xff, valid UTF-8"
+else
+	grep comm "$out/latin.json" | head -n 3 | tap_diag
+	tap_fail "record: a name that is not UTF-8 is written as mix\\xff, valid UTF-8"
+fi
 [ $TAP_FAILED -eq 0 ]
