@@ -179,10 +179,51 @@ static bool fentry_can_attach(const char *fn)
 	return link >= 0;
 }
 
+/* a kprobe can be made at all: perf's kprobe PMU, else tracefs' kprobe_events */
+static bool kprobes_supported(void)
+{
+	static const char *const paths[] = {
+		"/sys/bus/event_source/devices/kprobe/type",
+		"/sys/kernel/tracing/kprobe_events",
+		"/sys/kernel/debug/tracing/kprobe_events",
+	};
+	static int known = -1;
+	struct stat st;
+	unsigned int i;
+
+	for (i = 0; known < 0 && i < ARRAY_SIZE(paths); i++)
+		if (!stat(paths[i], &st))
+			known = 1;
+	if (known < 0) {
+		known = 0;
+		if (kt_verbose)
+			fprintf(stderr, "kfdtrace: this kernel makes no kprobes\n");
+	}
+	return known;
+}
+
+/* @line of available_filter_functions ("name", "name [module]") names @fn */
+static bool ftrace_line_is(const char *line, const char *fn, size_t len)
+{
+	return !strncmp(line, fn, len) &&
+	       (line[len] == '\n' || line[len] == ' ' || line[len] == '\t');
+}
+
+/* @line of /proc/kallsyms ("addr t name [module]") names a function @fn */
+static bool kallsyms_line_is(const char *line, const char *fn, size_t len)
+{
+	const char *p = strchr(line, ' ');
+
+	if (!p || (p[1] != 't' && p[1] != 'T') || p[2] != ' ')
+		return false;
+	return ftrace_line_is(p + 3, fn, len);
+}
+
 /*
- * Whether @fn can take a kprobe: ftrace lists it in
- * available_filter_functions ("name" or "name [module]"), as in
- * libbpf-tools' kprobe_exists(). Without that file, the attach decides.
+ * Whether @fn can take a kprobe, as libbpf-tools' kprobe_exists(): the
+ * kernel makes kprobes, and ftrace lists the function in
+ * available_filter_functions ("name" or "name [module]"), or, where that
+ * cannot be read, /proc/kallsyms has it.
  */
 static bool kprobe_exists(const char *fn)
 {
@@ -190,19 +231,25 @@ static bool kprobe_exists(const char *fn)
 		"/sys/kernel/tracing/available_filter_functions",
 		"/sys/kernel/debug/tracing/available_filter_functions",
 	};
-	char line[256];
+	bool (*match)(const char *line, const char *fn, size_t len) = ftrace_line_is;
 	size_t len = strlen(fn);
-	unsigned int i;
 	bool found = false;
+	char line[512];
+	unsigned int i;
 	FILE *f = NULL;
 
+	if (!kprobes_supported())
+		return false;
 	for (i = 0; !f && i < ARRAY_SIZE(files); i++)
 		f = fopen(files[i], "r");
+	if (!f) {
+		f = fopen("/proc/kallsyms", "r");
+		match = kallsyms_line_is;
+	}
 	if (!f)
-		return true;
+		return true;	/* the attach decides */
 	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, fn, len) &&
-			(line[len] == '\n' || line[len] == ' ' || line[len] == '\t');
+		found = match(line, fn, len);
 	fclose(f);
 	if (kt_verbose)
 		fprintf(stderr, "kfdtrace: kprobe on %s: %s\n", fn, found ? "yes" : "no");
@@ -309,11 +356,10 @@ static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t 
 			break;
 		kfdtrace_bpf__destroy(skel);
 		skel = NULL;
+		/* (EPERM too: some kernels refuse fentry so, not only non-root) */
 		if (kt_verbose)
 			fprintf(stderr, "kfdtrace: load attempt %d: %s\n", attempt + 1,
 				strerror(-err));
-		if (err == -EPERM || err == -EACCES)
-			break;
 	}
 	if (!skel) {
 		fprintf(stderr, "kfdtrace: cannot load the probes: %s%s\n", strerror(-err),
