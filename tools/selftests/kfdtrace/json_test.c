@@ -253,4 +253,32 @@ TEST(writer_keeps_the_schema)
 	json_decref(doc);
 }
 
+/* the verdict's violations, as check reads them (verdict.list.N.*) */
+TEST(writer_lists_violations)
+{
+	struct kt_run r = { .status = 0 };
+	json_t *doc;
+
+	r.verdict.nviolations = 2;
+	r.verdict.evictions = 1;
+	r.verdict.first_ts = 1000000000;
+	r.verdict.v[0] = (struct kt_violation){ .ts = 2500000000ULL, .batch = 7, .range = 3,
+						.rule = "evict", .what = "read while invalid" };
+	r.verdict.v[1] = (struct kt_violation){ .ts = 3000000000ULL, .batch = 7, .range = -1,
+						.rule = "restore", .what = "still evicted" };
+	doc = kt_report_json(&r);
+	ASSERT_NE(NULL, doc);
+	EXPECT_STREQ("fail", json_string_value(kt_doc_get(doc, "verdict.eviction")));
+	EXPECT_EQ(2, kt_doc_num(doc, "verdict.violations"));
+	EXPECT_EQ(1.5, kt_doc_num(doc, "verdict.list.0.t_s"));
+	EXPECT_EQ(7, kt_doc_num(doc, "verdict.list.0.batch"));
+	EXPECT_EQ(3, kt_doc_num(doc, "verdict.list.0.range"));
+	EXPECT_STREQ("evict", json_string_value(kt_doc_get(doc, "verdict.list.0.rule")));
+	EXPECT_STREQ("read while invalid",
+		     json_string_value(kt_doc_get(doc, "verdict.list.0.what")));
+	EXPECT_EQ(-1, kt_doc_num(doc, "verdict.list.1.range"));
+	EXPECT_EQ(NULL, kt_doc_get(doc, "verdict.list.2"));
+	json_decref(doc);
+}
+
 TEST_HARNESS_MAIN
