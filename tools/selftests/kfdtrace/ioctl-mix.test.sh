@@ -136,6 +136,7 @@ expect_out "check -- a command that does not exist: exits 1" 1 \
 expect_out "check -- a command killed by a signal: exits 1" 1 \
 	'^FAIL the command was killed by signal 15 \(Terminated\), status 143' \
 	kt check --expect "ioctl.errors == 0" -- sh -c 'kill -TERM $$'
+rm -f "$out/ran"	# from an earlier run of this suite
 expect_out "check: a malformed expression exits 2 before CMD runs" 2 'cannot parse' \
 	kt check --expect "ioctl.total ~ 3" -- sh -c "touch '$out/ran'"
 [ ! -e "$out/ran" ] && tap_ok "check: ... and CMD did not run" ||
