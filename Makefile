@@ -120,10 +120,10 @@ LIB_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-i
 	      -D_GNU_SOURCE -isystem $(KHDR) -Ikernel/userptr-emu -Itools/libuserptr
 WL_CFLAGS := $(LIB_CFLAGS) -Itools/workloads
 WL_COMMON := tools/workloads/layout.c tools/workloads/layout.h tools/libuserptr/userptr.h \
-	     kernel/userptr-emu/userptr_emu_uapi.h $(LIB)
+	     tools/libuserptr/hsakmt_compat.h kernel/userptr-emu/userptr_emu_uapi.h $(LIB)
 
 $(BUILD)/lib/userptr.o: tools/libuserptr/userptr.c tools/libuserptr/userptr.h \
-			kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
+			tools/libuserptr/hsakmt_compat.h kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 $(LIB): $(BUILD)/lib/userptr.o
@@ -141,7 +141,8 @@ $(BIN)/userptr-stress: tools/workloads/userptr_stress.c $(WL_COMMON)
 	@mkdir -p $(BIN)
 	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) -lpthread
 
-$(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c $(LIB)
+$(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
+			   tools/libuserptr/hsakmt_compat.h $(LIB)
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr $< -o $@ $(LIB)
 

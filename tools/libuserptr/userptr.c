@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/kfd_ioctl.h>
 #include "userptr_emu_uapi.h"
 #include "userptr.h"
+#include "hsakmt_compat.h"
 
 #define KFD_PATH	"/dev/kfd"
 #define EMU_PATH	"/dev/userptr_emu"
@@ -53,6 +55,9 @@ struct upr_alloc {
 	uint64_t size;
 	unsigned int nranges;
 	unsigned int ncalls;
+	bool cpu_reserved;	/* [va, va + size) reserved in the CPU's
+				 * address space (upr_hsakmt_register_ranges)
+				 */
 	uint64_t handles[];
 };
 
@@ -531,6 +536,9 @@ int upr_unregister(struct upr_dev *dev, struct upr_alloc *a)
 			ret = fail(err, "free of handle %#llx: %s",
 				   (unsigned long long)a->handles[i], strerror(-err));
 	}
+	/* as libhsakmt: the BO goes before the address range */
+	if (a->cpu_reserved)
+		munmap((void *)(uintptr_t)a->va, a->size);
 	free(a);
 	return ret;
 }
@@ -558,4 +566,137 @@ unsigned int upr_alloc_calls(const struct upr_alloc *a)
 uint64_t upr_alloc_handle(const struct upr_alloc *a, unsigned int call)
 {
 	return call < a->ncalls ? a->handles[call] : 0;
+}
+
+/* --- libhsakmt's hsaKmtRegisterMemoryRangesWithFlags() (hsakmt_compat.h) --- */
+
+_Static_assert(sizeof(HsaMemoryRange) == sizeof(struct upr_range) &&
+	       offsetof(HsaMemoryRange, MemoryAddress) == offsetof(struct upr_range, start) &&
+	       offsetof(HsaMemoryRange, SizeInBytes) == offsetof(struct upr_range, size),
+	       "HsaMemoryRange is not struct kfd_ioctl_userptr_range");
+_Static_assert(sizeof(HsaMemFlags) == sizeof(uint32_t), "HsaMemFlags is not 32 bits");
+
+static __thread int hsakmt_err;
+
+static HSAKMT_STATUS hsakmt_ret(HSAKMT_STATUS status, int err)
+{
+	hsakmt_err = err;
+	return status;
+}
+
+int upr_hsakmt_errno(void)
+{
+	return hsakmt_err;
+}
+
+/* libhsakmt: a failed ioctl is HSAKMT_STATUS_ERROR, whatever its errno */
+HSAKMT_STATUS upr_hsakmt_status(int err)
+{
+	return err ? HSAKMT_STATUS_ERROR : HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS upr_hsakmt_check(const void *MemoryAddress,
+			       const HsaMemoryRange *MemoryRanges,
+			       HSAuint64 RangesCount, HsaMemFlags MemFlags,
+			       uint64_t page_size)
+{
+	int ret;
+
+	/* hsaKmtRegisterMemoryRangesWithFlagsCtx()'s checks, in its order */
+	if (!MemoryRanges || !RangesCount)
+		return hsakmt_ret(HSAKMT_STATUS_INVALID_PARAMETER,
+				  fail(-EINVAL, "no ranges"));
+	if (MemFlags.ui32.CoarseGrain && MemFlags.ui32.ExtendedCoherent)
+		return hsakmt_ret(HSAKMT_STATUS_INVALID_PARAMETER,
+				  fail(-EINVAL, "CoarseGrain and ExtendedCoherent together"));
+	if (MemFlags.ui32.HostAccess != 1 || MemFlags.ui32.NonPaged == 1)
+		return hsakmt_ret(HSAKMT_STATUS_NOT_SUPPORTED,
+				  fail(-EOPNOTSUPP, "not ordinary paged host memory: %s",
+				       MemFlags.ui32.NonPaged ? "NonPaged" : "no HostAccess"));
+	/* then the fmm's: what it and the kernel refuse is ERROR */
+	if (RangesCount > UINT32_MAX)
+		return hsakmt_ret(HSAKMT_STATUS_ERROR,
+				  fail(-E2BIG, "%llu ranges do not fit the ioctl",
+				       (unsigned long long)RangesCount));
+	if ((uintptr_t)MemoryAddress & (page_size - 1))
+		return hsakmt_ret(HSAKMT_STATUS_ERROR,
+				  fail(-EINVAL, "MemoryAddress %p is not page aligned",
+				       MemoryAddress));
+	ret = upr_validate((const struct upr_range *)MemoryRanges, RangesCount, page_size, NULL);
+	return hsakmt_ret(upr_hsakmt_status(ret), ret);
+}
+
+HSAKMT_STATUS upr_hsakmt_register_ranges(struct upr_dev *dev, void *MemoryAddress,
+					 HsaMemoryRange *MemoryRanges,
+					 HSAuint64 RangesCount, HsaMemFlags MemFlags,
+					 struct upr_alloc **allocp)
+{
+	const struct upr_range *r = (const struct upr_range *)MemoryRanges;
+	uint32_t flags = KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+	HSAKMT_STATUS status;
+	struct upr_alloc *a;
+	uint64_t total = 0;
+	unsigned int i;
+	void *mem;
+	int ret;
+
+	if (!dev)
+		return hsakmt_ret(HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED,
+				  fail(-EBADF, "no device (upr_open() first)"));
+	if (!allocp)
+		return hsakmt_ret(HSAKMT_STATUS_INVALID_PARAMETER,
+				  fail(-EINVAL, "no allocp for the registration"));
+	status = upr_hsakmt_check(MemoryAddress, MemoryRanges, RangesCount, MemFlags,
+				  dev->page_size);
+	if (status != HSAKMT_STATUS_SUCCESS)
+		return status;
+	if (!dev->has_batch)
+		return hsakmt_ret(HSAKMT_STATUS_ERROR,
+				  fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (no %s)",
+				       dev->name, dev->backend == UPR_BACKEND_KFD ?
+				       KFD_BATCH_ATTR : EMU_BATCH_ATTR));
+	for (i = 0; i < RangesCount; i++)
+		total += r[i].size;
+	/* the GPU VA range, held in the CPU's address space as libhsakmt's
+	 * SVM aperture holds it: at MemoryAddress, or where mmap puts it
+	 */
+	mem = mmap(MemoryAddress, total, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+		   (MemoryAddress ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+	if (mem == MAP_FAILED || (MemoryAddress && mem != MemoryAddress)) {
+		ret = mem == MAP_FAILED ? -errno : -EEXIST;
+		if (mem != MAP_FAILED)
+			munmap(mem, total);
+		return hsakmt_ret(HSAKMT_STATUS_ERROR,
+				  fail(ret, "address range %p+%#llx: %s", MemoryAddress,
+				       (unsigned long long)total, strerror(-ret)));
+	}
+	a = calloc(1, sizeof(*a) + sizeof(a->handles[0]));
+	if (!a) {
+		munmap(mem, total);
+		return hsakmt_ret(HSAKMT_STATUS_ERROR, fail(-ENOMEM, "out of memory"));
+	}
+	/* libhsakmt's flags; the emulated device knows WRITABLE alone */
+	if (dev->backend == UPR_BACKEND_KFD)
+		flags |= KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE |
+			 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |
+			 (MemFlags.ui32.CoarseGrain ? 0 : KFD_IOC_ALLOC_MEM_FLAGS_COHERENT) |
+			 (MemFlags.ui32.ExtendedCoherent ?
+			  KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT : 0);
+	/* one ioctl for all the ranges, as libhsakmt: no split at the cap */
+	ret = do_batch(dev, r, RangesCount, (uintptr_t)mem, total, flags, &a->handles[0]);
+	if (ret) {
+		fail(ret, "batch ioctl of %llu ranges at %p: %s",
+		     (unsigned long long)RangesCount, mem, strerror(-ret));
+		munmap(mem, total);
+		free(a);
+		return hsakmt_ret(upr_hsakmt_status(ret), ret);
+	}
+	a->va = (uintptr_t)mem;
+	a->size = total;
+	a->nranges = RangesCount;
+	a->ncalls = 1;
+	a->cpu_reserved = true;
+	*allocp = a;
+	return hsakmt_ret(HSAKMT_STATUS_SUCCESS, 0);
 }
