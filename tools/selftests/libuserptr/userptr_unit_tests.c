@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host unit tests of libuserptr's pure parts: validation, coalescing and
- * splitting above the cap, and the errors of opening a device that is not
- * there (no registration needs a device to be checked).
+ * splitting above the cap, the errors of opening a device that is not
+ * there (no registration needs a device to be checked), and
+ * hsaKmtRegisterMemoryRangesWithFlags()'s statuses (hsakmt_compat.h): the
+ * values, the layouts, each check in libhsakmt's order, each errno.
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "userptr.h"
+#include "hsakmt_compat.h"
 #include "kselftest_harness.h"
 
 #define PG	4096ULL
@@ -133,6 +136,160 @@ TEST(open_without_a_device)
 	o.backend = 7;
 	EXPECT_EQ(-EINVAL, upr_open(&dev, &o));
 	EXPECT_EQ(NULL, dev);
+}
+
+/* libhsakmt's include/hsakmt/hsakmttypes.h, number by number */
+TEST(hsakmt_status_values_are_libhsakmts)
+{
+	EXPECT_EQ(0, HSAKMT_STATUS_SUCCESS);
+	EXPECT_EQ(1, HSAKMT_STATUS_ERROR);
+	EXPECT_EQ(2, HSAKMT_STATUS_DRIVER_MISMATCH);
+	EXPECT_EQ(3, HSAKMT_STATUS_INVALID_PARAMETER);
+	EXPECT_EQ(4, HSAKMT_STATUS_INVALID_HANDLE);
+	EXPECT_EQ(5, HSAKMT_STATUS_INVALID_NODE_UNIT);
+	EXPECT_EQ(6, HSAKMT_STATUS_NO_MEMORY);
+	EXPECT_EQ(7, HSAKMT_STATUS_BUFFER_TOO_SMALL);
+	EXPECT_EQ(10, HSAKMT_STATUS_NOT_IMPLEMENTED);
+	EXPECT_EQ(11, HSAKMT_STATUS_NOT_SUPPORTED);
+	EXPECT_EQ(12, HSAKMT_STATUS_UNAVAILABLE);
+	EXPECT_EQ(13, HSAKMT_STATUS_OUT_OF_RESOURCES);
+	EXPECT_EQ(20, HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+	EXPECT_EQ(21, HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR);
+	EXPECT_EQ(22, HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
+	EXPECT_EQ(23, HSAKMT_STATUS_HSAMMU_UNAVAILABLE);
+	EXPECT_EQ(30, HSAKMT_STATUS_WAIT_FAILURE);
+	EXPECT_EQ(31, HSAKMT_STATUS_WAIT_TIMEOUT);
+	EXPECT_EQ(35, HSAKMT_STATUS_MEMORY_ALREADY_REGISTERED);
+	EXPECT_EQ(36, HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
+	EXPECT_EQ(37, HSAKMT_STATUS_MEMORY_ALIGNMENT);
+}
+
+TEST(hsakmt_layouts_are_libhsakmts)
+{
+	HsaMemFlags f = { .Value = 0 };
+
+	EXPECT_EQ(16, sizeof(HsaMemoryRange));
+	EXPECT_EQ(0, offsetof(HsaMemoryRange, MemoryAddress));
+	EXPECT_EQ(8, offsetof(HsaMemoryRange, SizeInBytes));
+	EXPECT_EQ(4, sizeof(HsaMemFlags));
+	f.ui32.NonPaged = 1;
+	EXPECT_EQ(1U << 0, f.Value);
+	f.Value = 0;
+	f.ui32.HostAccess = 1;
+	EXPECT_EQ(1U << 6, f.Value);
+	f.Value = 0;
+	f.ui32.CoarseGrain = 1;
+	EXPECT_EQ(1U << 13, f.Value);
+	f.Value = 0;
+	f.ui32.ExtendedCoherent = 1;
+	EXPECT_EQ(1U << 20, f.Value);
+}
+
+/* libhsakmt gives every failed ioctl HSAKMT_STATUS_ERROR, whatever errno */
+TEST(hsakmt_every_errno_is_error)
+{
+	static const int errs[] = {
+		EINVAL, EFAULT, EADDRINUSE, E2BIG, ENOMEM, ENOSPC, EBUSY, EPERM, EACCES,
+		ENOTTY, EOPNOTSUPP, EAGAIN, EINTR, ENODEV, EOVERFLOW, EEXIST, EIO,
+	};
+	unsigned int i;
+
+	EXPECT_EQ(HSAKMT_STATUS_SUCCESS, upr_hsakmt_status(0));
+	for (i = 0; i < ARRAY_SIZE(errs); i++)
+		EXPECT_EQ(HSAKMT_STATUS_ERROR, upr_hsakmt_status(-errs[i]))
+			TH_LOG("%s", strerror(errs[i]));
+}
+
+#define HOST	(1U << 6)
+#define NONPAGED (1U << 0)
+#define COARSE	(1U << 13)
+#define EXTCOH	(1U << 20)
+
+/* every check before the device, in libhsakmt's order, with its status */
+TEST(hsakmt_checks_in_libhsakmts_order)
+{
+	static const struct {
+		uint64_t addr;
+		HsaMemoryRange r[2];
+		int no_ranges;
+		HSAuint64 n;
+		uint32_t flags;
+		HSAKMT_STATUS status;
+		int err;
+		const char *msg;
+	} c[] = {
+		/* hsaKmtRegisterMemoryRangesWithFlagsCtx() */
+		{ 0, { { 0 } }, 1, 1, HOST, HSAKMT_STATUS_INVALID_PARAMETER, -EINVAL, "no ranges" },
+		{ 0, { { (void *)PG, PG } }, 0, 0, HOST, HSAKMT_STATUS_INVALID_PARAMETER, -EINVAL,
+		  "no ranges" },
+		/* no ranges comes before the flags */
+		{ 0, { { 0 } }, 0, 0, NONPAGED, HSAKMT_STATUS_INVALID_PARAMETER, -EINVAL,
+		  "no ranges" },
+		{ 0, { { (void *)PG, PG } }, 0, 1, HOST | COARSE | EXTCOH,
+		  HSAKMT_STATUS_INVALID_PARAMETER, -EINVAL, "CoarseGrain and ExtendedCoherent" },
+		/* the pair comes before HostAccess */
+		{ 0, { { (void *)PG, PG } }, 0, 1, COARSE | EXTCOH,
+		  HSAKMT_STATUS_INVALID_PARAMETER, -EINVAL, "CoarseGrain and ExtendedCoherent" },
+		{ 0, { { (void *)PG, PG } }, 0, 1, 0, HSAKMT_STATUS_NOT_SUPPORTED, -EOPNOTSUPP,
+		  "no HostAccess" },
+		{ 0, { { (void *)PG, PG } }, 0, 1, HOST | NONPAGED, HSAKMT_STATUS_NOT_SUPPORTED,
+		  -EOPNOTSUPP, "NonPaged" },
+		/* the fmm's and the kernel's: ERROR */
+		{ 0, { { (void *)PG, PG } }, 0, 1ULL << 32, HOST, HSAKMT_STATUS_ERROR, -E2BIG,
+		  "do not fit" },
+		{ PG + 8, { { (void *)PG, PG } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EINVAL,
+		  "MemoryAddress 0x1008 is not page aligned" },
+		{ 0, { { (void *)(PG + 8), PG } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EINVAL,
+		  "not page aligned" },
+		{ 0, { { (void *)PG, PG }, { (void *)(4 * PG), 100 } }, 0, 2, HOST,
+		  HSAKMT_STATUS_ERROR, -EINVAL, "range 1: 0x4000+0x64 is not page aligned" },
+		{ 0, { { (void *)PG, 0 } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EINVAL,
+		  "range 0: size is 0" },
+		{ 0, { { 0, PG } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EINVAL, "range 0: start is 0" },
+		{ 0, { { (void *)PG, 4 * PG }, { (void *)(2 * PG), PG } }, 0, 2, HOST,
+		  HSAKMT_STATUS_ERROR, -EINVAL, "overlap" },
+		{ 0, { { (void *)-PG, 2 * PG } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EOVERFLOW,
+		  "wraps around" },
+		{ 0, { { (void *)PG, 1ULL << 63 }, { (void *)(1ULL << 62), 1ULL << 63 } }, 0, 2,
+		  HOST, HSAKMT_STATUS_ERROR, -EOVERFLOW, "add up to" },
+		/* what passes: the flags libhsakmt does not look at pass too */
+		{ 0, { { (void *)(3 * PG), PG }, { (void *)PG, 2 * PG } }, 0, 2, HOST,
+		  HSAKMT_STATUS_SUCCESS, 0, NULL },
+		{ 8 * PG, { { (void *)PG, PG } }, 0, 1, HOST | COARSE | (1U << 3) | (1U << 12),
+		  HSAKMT_STATUS_SUCCESS, 0, NULL },
+		{ 0, { { (void *)PG, PG } }, 0, 1, HOST | EXTCOH, HSAKMT_STATUS_SUCCESS, 0, NULL },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		HsaMemFlags f = { .Value = c[i].flags };
+
+		EXPECT_EQ(c[i].status,
+			  upr_hsakmt_check((void *)(uintptr_t)c[i].addr,
+					   c[i].no_ranges ? NULL : c[i].r, c[i].n, f, PG))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(c[i].err, upr_hsakmt_errno()) TH_LOG("case %u", i);
+		if (c[i].msg)
+			EXPECT_NE(NULL, strstr(upr_errmsg(), c[i].msg))
+				TH_LOG("case %u: \"%s\" lacks \"%s\"", i, upr_errmsg(), c[i].msg);
+	}
+}
+
+/* no device is libhsakmt's KFD not opened, before any other check */
+TEST(hsakmt_without_a_device)
+{
+	HsaMemoryRange r = { (void *)PG, PG };
+	HsaMemFlags f = { .Value = HOST };
+	struct upr_alloc *a = NULL;
+
+	EXPECT_EQ(HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED,
+		  upr_hsakmt_register_ranges(NULL, NULL, &r, 1, f, &a));
+	EXPECT_EQ(-EBADF, upr_hsakmt_errno());
+	EXPECT_NE(NULL, strstr(upr_errmsg(), "no device"));
+	f.Value = 0;
+	EXPECT_EQ(HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED,
+		  upr_hsakmt_register_ranges(NULL, (void *)3, NULL, 0, f, NULL));
+	EXPECT_EQ(NULL, a);
 }
 
 TEST_HARNESS_MAIN
