@@ -86,9 +86,11 @@ if tap_run "modprobe userptr_emu" load_emu; then
 	# by one, read back and freed, are 40-45 s of this guest's time
 	"$top/build/bin/userptr_emu_tests" -V r4096_4k || TAP_FAILED=$((TAP_FAILED + 1))
 	# the library and the benchmark on it; all but kfd_without_a_gpu,
-	# which needs amdgpu loaded (guest/smoke runs it), and batch_hidden,
-	# which needs the device without its batch ioctl (below)
-	"$top/build/bin/userptr_lib_tests" -T kfd_without_a_gpu -T batch_hidden ||
+	# which needs amdgpu loaded (guest/smoke runs it), and batch_hidden
+	# and hsakmt_batch_hidden, which need the device without its batch
+	# ioctl (below)
+	"$top/build/bin/userptr_lib_tests" -T kfd_without_a_gpu -T batch_hidden \
+		-T hsakmt_batch_hidden ||
 		TAP_FAILED=$((TAP_FAILED + 1))
 	bench_counts
 	virgl_counts
@@ -101,7 +103,8 @@ if tap_run "modprobe userptr_emu" load_emu; then
 fi
 # discovery: the device of a kernel without the batch ioctl
 if tap_run "modprobe userptr_emu hide_batch=1" modprobe userptr_emu hide_batch=1; then
-	"$top/build/bin/userptr_lib_tests" -r global.batch_hidden || TAP_FAILED=$((TAP_FAILED + 1))
+	"$top/build/bin/userptr_lib_tests" -r global.batch_hidden -r global.hsakmt_batch_hidden ||
+		TAP_FAILED=$((TAP_FAILED + 1))
 	tap_run "rmmod userptr_emu (hide_batch=1)" modprobe -r userptr_emu
 fi
 [ $TAP_FAILED -eq 0 ]
