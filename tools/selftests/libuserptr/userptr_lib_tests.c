@@ -312,7 +312,7 @@ TEST(batch_hidden)
 
 /* --- hsaKmtRegisterMemoryRangesWithFlags() (hsakmt_compat.h) --- */
 
-#define HSA_HOST ((HsaMemFlags){ .ui32 = { .HostAccess = 1 } })
+#define HSA_HOST ((HsaMemFlags) { .ui32 = { .HostAccess = 1 } })
 
 /* a free address range, as virglrenderer frees the blob's before the call */
 static void *free_range(uint64_t size)

@@ -200,10 +200,11 @@ TEST(hsakmt_every_errno_is_error)
 			TH_LOG("%s", strerror(errs[i]));
 }
 
-#define HOST	(1U << 6)
-#define NONPAGED (1U << 0)
-#define COARSE	(1U << 13)
-#define EXTCOH	(1U << 20)
+#define BIT(n)		(1U << (n))
+#define HOST		BIT(6)
+#define NONPAGED	BIT(0)
+#define COARSE		BIT(13)
+#define EXTCOH		BIT(20)
 
 /* every check before the device, in libhsakmt's order, with its status */
 TEST(hsakmt_checks_in_libhsakmts_order)
@@ -245,7 +246,8 @@ TEST(hsakmt_checks_in_libhsakmts_order)
 		  HSAKMT_STATUS_ERROR, -EINVAL, "range 1: 0x4000+0x64 is not page aligned" },
 		{ 0, { { (void *)PG, 0 } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EINVAL,
 		  "range 0: size is 0" },
-		{ 0, { { 0, PG } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EINVAL, "range 0: start is 0" },
+		{ 0, { { 0, PG } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EINVAL,
+		  "range 0: start is 0" },
 		{ 0, { { (void *)PG, 4 * PG }, { (void *)(2 * PG), PG } }, 0, 2, HOST,
 		  HSAKMT_STATUS_ERROR, -EINVAL, "overlap" },
 		{ 0, { { (void *)-PG, 2 * PG } }, 0, 1, HOST, HSAKMT_STATUS_ERROR, -EOVERFLOW,
@@ -255,7 +257,7 @@ TEST(hsakmt_checks_in_libhsakmts_order)
 		/* what passes: the flags libhsakmt does not look at pass too */
 		{ 0, { { (void *)(3 * PG), PG }, { (void *)PG, 2 * PG } }, 0, 2, HOST,
 		  HSAKMT_STATUS_SUCCESS, 0, NULL },
-		{ 8 * PG, { { (void *)PG, PG } }, 0, 1, HOST | COARSE | (1U << 3) | (1U << 12),
+		{ 8 * PG, { { (void *)PG, PG } }, 0, 1, HOST | COARSE | BIT(3) | BIT(12),
 		  HSAKMT_STATUS_SUCCESS, 0, NULL },
 		{ 0, { { (void *)PG, PG } }, 0, 1, HOST | EXTCOH, HSAKMT_STATUS_SUCCESS, 0, NULL },
 	};
