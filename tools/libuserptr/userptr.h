@@ -2,7 +2,8 @@
 /*
  * libuserptr: register many CPU ranges as one device allocation at one
  * contiguous device (GPU) virtual address range, the semantics of
- * libhsakmt's hsaKmtRegisterMemoryRangesWithFlags().
+ * libhsakmt's hsaKmtRegisterMemoryRangesWithFlags() (exactly, with its
+ * arguments and HSAKMT_STATUS values: hsakmt_compat.h).
  *
  * Backends: /dev/kfd (an AMD GPU: AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH when
  * /sys/class/kfd/kfd/userptr_batch_max_ranges exists, otherwise one userptr
