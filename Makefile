@@ -33,7 +33,7 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 		   -I$(KSRC)/tools/testing/selftests -Itools/selftests/lib -isystem $(KHDR)
 
 BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
-	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix \
+	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
 	$(BIN)/kfdtrace_json_test $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz
@@ -96,23 +96,32 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 
 KFDTRACE_DIR := tools/kfdtrace
 KFDTRACE_SRC := $(addprefix $(KFDTRACE_DIR)/,main.c record.c compare.c check.c report.c \
-		doc.c verdict.c)
+		doc.c verdict.c ioctls.c)
 KFDTRACE_HDR := $(addprefix $(KFDTRACE_DIR)/,main.h report.h doc.h verdict.h)
-$(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h
+# (ioctls.c: the devices' ioctls, from the kernel's and the device's uAPI)
+$(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h \
+		 kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(TOOL_CFLAGS) $(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -ljansson -lm
+	$(CC) $(TOOL_CFLAGS) -isystem $(KHDR) -Ikernel/userptr-emu $(KFDTRACE_SRC) -o $@ \
+		-lbpf -lelf -lz -ljansson -lm
 
 # the JSON reader and writer, and the verdict they carry: no BPF needed
-KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c)
+KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c ioctls.c)
 $(BIN)/kfdtrace_json_test: tools/selftests/kfdtrace/json_test.c $(KFDTRACE_JSON_SRC) \
 			   $(KFDTRACE_HDR) bpf/kfdtrace.h | $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Ibpf $< $(KFDTRACE_JSON_SRC) -o $@ -ljansson -lm
+	$(CC) $(SELFTEST_CFLAGS) -Ibpf -Ikernel/userptr-emu $< $(KFDTRACE_JSON_SRC) -o $@ \
+		-ljansson -lm
 
 $(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c kernel/userptr-emu/userptr_emu_uapi.h \
 		  $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@
+
+$(BIN)/follow_load: tools/selftests/kfdtrace/follow_load.c kernel/userptr-emu/userptr_emu_uapi.h \
+		    $(KHDR)/linux/kfd_ioctl.h
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
 
 # libuserptr, and the workloads on it
 LIB := $(BUILD)/lib/libuserptr.a

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kfdtrace's probes: ioctl accounting of amdkfd and the emulated device,
- * per process, from the syscalls tracepoints; HMM faults, interval notifier
+ * per process, from the syscalls tracepoints (a call is the device's when
+ * its fd is the device's file and its command one the device knows); HMM faults, interval notifier
  * inserts and removes (fentry, or kprobe where fentry is refused); the
  * batch helper's tracepoints (BTF-typed, tp_btf) and the emulated device's
  * (raw tracepoints: their arguments are plain numbers);
@@ -20,16 +21,30 @@
 const volatile bool filter_tgid;
 
 /*
- * The traced processes, by tgid: the loader adds the first, forks add
- * their children. A hash map, not a flag in task storage set by the
- * loader: it could set one only through a pidfd, and before 6.9
- * (PIDFD_THREAD) only a process's leader has one, so -p would miss the
- * threads the process already runs. The probes ask it once per task and
- * keep the answer (followed()).
+ * Set by the loader before load: the device numbers (kernel dev_t) of
+ * amdkfd's /dev/kfd and the emulated device's misc device, 0 when absent,
+ * and the whole command of each ioctl they know, by number (0: none).
+ */
+const volatile __u32 kfd_dev;
+const volatile __u32 emu_dev;
+const volatile __u32 kfd_cmds[KT_KFD_NR_END];
+const volatile __u32 emu_cmds[KT_EMU_NR_END];
+
+/*
+ * The traced processes, by tgid: the loader adds the first, forks of a
+ * new process add their children (a new thread shares its process's
+ * entry), and the exit of a process's last thread removes it. A hash
+ * map, not a flag in task storage set by the loader: it could set one
+ * only through a pidfd, and before 6.9 (PIDFD_THREAD) only a process's
+ * leader has one, so -p would miss the threads the process already runs.
+ * The loader sizes it from the system's pid limit, so that it cannot be
+ * full; a fork it cannot add is counted (KT_LOST_FOLLOW). The probes ask
+ * it once per task and keep the answer (followed()).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, KT_MAX_TGIDS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);		/* set by the loader */
 	__type(key, __u32);
 	__type(value, __u8);
 } follow SEC(".maps");
@@ -50,6 +65,7 @@ struct kt_task {
 	__u64 ioctl_ts;		/* the ioctl of ours in progress */
 	__u32 ioctl_class;
 	__u32 ioctl_ranges;
+	__u32 ioctl_name;	/* its index in ioctl_names + 1, 0 for none */
 	__u64 fn_ts[KT_NR_FN];
 	__u64 hmm_range;	/* kprobe fallback: hmm_range_fault()'s argument */
 	__u8 follow;		/* filter_tgid: 0 not asked yet, else KT_FOLLOW_* */
@@ -64,12 +80,29 @@ struct {
 	__type(value, struct kt_task);
 } tasks SEC(".maps");
 
+/* per process and class; a row it cannot add is counted (KT_LOST_ROWS) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, KT_MAX_TGIDS * KT_NR_CLASSES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, KT_MAX_ROWS);
 	__type(key, struct kt_ioctl_key);
 	__type(value, struct kt_ioctl_stat);
 } ioctl_stats SEC(".maps");
+
+/* the devices' calls by ioctl, and their failures by errno (never full) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KT_NR_NAMES);
+	__type(key, __u32);
+	__type(value, struct kt_name_stat);
+} ioctl_names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KT_MAX_ERRNO);
+	__type(key, __u32);
+	__type(value, __u64);
+} ioctl_errno SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -154,6 +187,9 @@ struct drm_userptr_batch_pass___kt {
 } __attribute__((preserve_access_index));
 
 #define EBUSY	16
+#define EEXIST	17
+#define S_IFMT	00170000
+#define S_IFCHR	0020000
 
 static __always_inline __u32 log2_u64(__u64 v)
 {
@@ -192,7 +228,8 @@ static __always_inline struct kt_task *task_state(bool create)
  * Whether the task's process is followed, asked of the map once per task:
  * the answer cannot change afterwards, as the loader adds its process
  * before the probes attach, kt_fork() adds a child before the child runs,
- * and nothing is removed. This spares a hash lookup on each call traced.
+ * and a process is removed only when its last thread exits. This spares
+ * a hash lookup on each call traced.
  */
 static __always_inline bool followed(struct kt_task *t)
 {
@@ -208,13 +245,19 @@ static __always_inline bool followed(struct kt_task *t)
 
 /*
  * The current task's state (made if need be) when its process is traced,
- * else NULL. Without a filter every task is traced.
+ * else NULL. Without a filter every task is traced. State that cannot be
+ * made (out of memory, or the storage busy in a nested program) loses
+ * what the caller would have traced: counted.
  */
 static __always_inline struct kt_task *traced_task(void)
 {
 	struct kt_task *t = task_state(true);
 
-	return t && (!filter_tgid || followed(t)) ? t : NULL;
+	if (!t) {
+		count(KT_LOST_TASK, 1);
+		return NULL;
+	}
+	return !filter_tgid || followed(t) ? t : NULL;
 }
 
 /* the same, for probes that need the task's state only to filter */
@@ -274,7 +317,7 @@ static __always_inline bool touch(__u64 batch)
 
 	if (!bpf_map_update_elem(&touched, &batch, &one, BPF_ANY))
 		return true;
-	count(KT_EVENTS_LOST, 1);
+	count(KT_LOST_TOUCHED, 1);
 	return false;
 }
 
@@ -291,18 +334,54 @@ static __always_inline __u32 read_u32(unsigned long uaddr)
 	return v;
 }
 
+/* a 'K' or 'u' number with a size: KFD's and the device's all have one */
+static __always_inline bool candidate(__u32 cmd)
+{
+	__u32 type = (cmd >> 8) & 0xff;
+
+	return (cmd >> 16) & 0x3fff && (type == KT_KFD_TYPE || type == KT_EMU_TYPE);
+}
+
 /*
- * The class of an ioctl from its number, or KT_NR_CLASSES for one that is
- * not ours. 'K' is also the console's KD* type, whose old-style numbers
- * carry no size: KFD's always do. KFD's ALLOC_MEMORY_OF_GPU comes back as
- * KT_KFD_USERPTR: its flags, in the user's arguments, tell (ranges_of()).
+ * The device number of the character device that @fd of the current task
+ * is, 0 for none: task->files->fdt->fd[fd]->f_inode (CO-RE reads).
  */
-static __always_inline __u32 classify(__u32 cmd)
+static __always_inline __u32 fd_rdev(long fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct file **fds, *file = NULL;
+	struct fdtable *fdt;
+	struct inode *inode;
+
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), fds + fd) || !file)
+		return 0;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFCHR)
+		return 0;
+	return BPF_CORE_READ(inode, i_rdev);
+}
+
+/*
+ * The class of a candidate() call on the file @rdev: amdkfd's or the
+ * device's when the file is the device and it knows the whole command
+ * (*name: its ioctl_names index + 1), else KT_NOT_DEVICE. KFD's
+ * ALLOC_MEMORY_OF_GPU comes back as KT_KFD_USERPTR: its flags, in the
+ * user's arguments, tell (ranges_of()).
+ */
+static __always_inline __u32 classify(__u32 cmd, __u32 rdev, __u32 *name)
 {
 	__u32 type = (cmd >> 8) & 0xff, nr = cmd & 0xff;
-	__u32 size = (cmd >> 16) & 0x3fff;
 
-	if (type == KT_KFD_TYPE && size && nr && nr < KT_KFD_NR_END) {
+	*name = 0;
+	if (!rdev)
+		return KT_NOT_DEVICE;
+	if (rdev == kfd_dev && type == KT_KFD_TYPE && nr < KT_KFD_NR_END &&
+	    kfd_cmds[nr] == cmd) {
+		*name = nr + 1;
 		switch (nr) {
 		case KT_KFD_ALLOC:
 			return KT_KFD_USERPTR;
@@ -314,7 +393,9 @@ static __always_inline __u32 classify(__u32 cmd)
 			return KT_KFD_OTHER;
 		}
 	}
-	if (type == KT_EMU_TYPE && size && nr && nr < KT_EMU_NR_END) {
+	if (rdev == emu_dev && type == KT_EMU_TYPE && nr < KT_EMU_NR_END &&
+	    emu_cmds[nr] == cmd) {
+		*name = KT_KFD_NR_END + nr + 1;
 		switch (nr) {
 		case KT_EMU_ALLOC:
 			return KT_EMU_USERPTR;
@@ -326,7 +407,7 @@ static __always_inline __u32 classify(__u32 cmd)
 			return KT_EMU_OTHER;
 		}
 	}
-	return KT_NR_CLASSES;
+	return KT_NOT_DEVICE;
 }
 
 /*
@@ -352,32 +433,89 @@ static __always_inline __u32 ranges_of(__u32 *class, unsigned long arg)
 	}
 }
 
-SEC("tracepoint/sched/sched_process_fork")
-int kt_fork(struct trace_event_raw_sched_process_fork *ctx)
+/*
+ * A new process forked by a followed one is followed; a new thread is
+ * already, by its process's entry (tgid). BTF-typed: the child's task
+ * tells a thread from a process.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(kt_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 child = ctx->child_pid;
+	__u32 tgid;
 	__u8 one = 1;
 
-	if (filter_tgid && traced_task())
-		bpf_map_update_elem(&follow, &child, &one, BPF_ANY);
+	if (!filter_tgid || !child)
+		return 0;
+	tgid = child->tgid;
+	if (child->pid != tgid || !traced_task())
+		return 0;
+	if (bpf_map_update_elem(&follow, &tgid, &one, BPF_ANY))
+		count(KT_LOST_FOLLOW, 1);
+	else
+		count(KT_FOLLOW_ADDED, 1);
+	return 0;
+}
+
+/*
+ * The exit of a process's last thread removes it from follow (do_exit()
+ * has counted the thread out of signal->live before the tracepoint), so
+ * that the map holds the processes alive, and a pid used again is not
+ * followed unless a followed process forks it.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(kt_exit, struct task_struct *p)
+{
+	__u32 tgid;
+
+	if (!filter_tgid || !p || BPF_CORE_READ(p, signal, live.counter))
+		return 0;
+	tgid = p->tgid;
+	if (!bpf_map_delete_elem(&follow, &tgid))
+		count(KT_FOLLOW_REMOVED, 1);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	__u32 class = classify((__u32)ctx->args[1]);
+	__u32 cmd = ctx->args[1], class, name, rdev = 0;
 	struct kt_task *t;
 
-	if (class >= KT_NR_CLASSES)
+	if (!candidate(cmd))
 		return 0;
 	t = traced_task();
 	if (!t)
 		return 0;
+	if (kfd_dev || emu_dev)
+		rdev = fd_rdev(ctx->args[0]);
+	class = classify(cmd, rdev, &name);
 	t->ioctl_ranges = ranges_of(&class, ctx->args[2]);
 	t->ioctl_class = class;
+	t->ioctl_name = name;
 	t->ioctl_ts = bpf_ktime_get_ns();
 	return 0;
+}
+
+/* the devices' calls by ioctl, and their failures by errno */
+static __always_inline void count_name(__u32 name, long ret)
+{
+	__u32 idx = name - 1, err = -ret;
+	struct kt_name_stat *n;
+	__u64 *e;
+
+	n = bpf_map_lookup_elem(&ioctl_names, &idx);
+	if (n) {
+		__sync_fetch_and_add(&n->calls, 1);
+		if (ret < 0)
+			__sync_fetch_and_add(&n->errors, 1);
+	}
+	if (ret >= 0)
+		return;
+	if (err >= KT_MAX_ERRNO)
+		err = 0;
+	e = bpf_map_lookup_elem(&ioctl_errno, &err);
+	if (e)
+		__sync_fetch_and_add(e, 1);
 }
 
 SEC("tracepoint/syscalls/sys_exit_ioctl")
@@ -394,13 +532,17 @@ int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
 	ns = bpf_ktime_get_ns() - t->ioctl_ts;
 	t->ioctl_ts = 0;
 	key.class = t->ioctl_class;
+	if (t->ioctl_name)
+		count_name(t->ioctl_name, ret);
 	s = bpf_map_lookup_elem(&ioctl_stats, &key);
 	if (!s) {
 		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
 		bpf_map_update_elem(&ioctl_stats, &key, &zero, BPF_NOEXIST);
 		s = bpf_map_lookup_elem(&ioctl_stats, &key);
-		if (!s)
+		if (!s) {
+			count(KT_LOST_ROWS, 1);
 			return 0;
+		}
 	}
 	__sync_fetch_and_add(&s->calls, 1);
 	if (ret < 0)
@@ -586,14 +728,21 @@ int BPF_PROG(kt_evict, const struct drm_userptr_batch___kt *batch,
 	     unsigned int index)
 {
 	__u64 id, ts = bpf_ktime_get_ns();
+	long err;
 
 	count(KT_EVICT_RANGES, 1);
 	if (!batch)
 		return 0;
 	id = batch->id;
 	/* kt_destroy() drops evicted_at only of a batch in touched */
-	if (touch(id) && !bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST))
-		__sync_fetch_and_add(&evicted_pending, 1);
+	if (touch(id)) {
+		/* (-EEXIST: the batch's first eviction is timed already) */
+		err = bpf_map_update_elem(&evicted_at, &id, &ts, BPF_NOEXIST);
+		if (!err)
+			__sync_fetch_and_add(&evicted_pending, 1);
+		else if (err != -EEXIST)
+			count(KT_LOST_EVICTED, 1);
+	}
 	emit(KT_EV_EVICT, id, index, 0, 0);
 	return 0;
 }

@@ -7,7 +7,13 @@
 #define __KFDTRACE_H
 
 #define KT_HIST_SLOTS	32	/* log2 buckets of microseconds */
-#define KT_MAX_TGIDS	1024
+/*
+ * Rows of the per-process table (map ioctl_stats), one per process and
+ * class; allocated as they come. The follow map is sized by the loader
+ * from the system's pid limit (/proc/sys/kernel/pid_max).
+ */
+#define KT_MAX_ROWS	16384
+#define KT_MAX_ERRNO	256	/* failed calls by errno; larger ones in slot 0 */
 
 /*
  * The event ring buffer (16 MiB): the probes wake the reader only once
@@ -18,7 +24,14 @@
 #define KT_WAKEUP_BYTES	(256 << 10)
 #define KT_POLL_MS	100
 
-/* ioctl numbers, from the uAPI headers: 'K' is amdkfd, 'u' the emulated device */
+/*
+ * ioctl numbers, from the uAPI headers: 'K' is amdkfd, 'u' the emulated
+ * device. A call is the device's only when its fd is the device's
+ * character device and its whole command (direction, size, type, number)
+ * is one the device knows: the loader gives the probes both (kfd_dev,
+ * emu_dev, kfd_cmds[], emu_cmds[]). Any other call with these types is
+ * KT_NOT_DEVICE.
+ */
 #define KT_KFD_TYPE		'K'
 #define KT_KFD_ALLOC		0x16	/* AMDKFD_IOC_ALLOC_MEMORY_OF_GPU */
 #define KT_KFD_FREE		0x17	/* AMDKFD_IOC_FREE_MEMORY_OF_GPU */
@@ -45,7 +58,19 @@ enum kt_class {
 	KT_EMU_BATCH,
 	KT_EMU_FREE_MEM,
 	KT_EMU_OTHER,
+	KT_NOT_DEVICE,		/* a 'K' or 'u' number, not a known ioctl of the file's device */
 	KT_NR_CLASSES,
+};
+
+/*
+ * Calls by ioctl (map "ioctl_names"): amdkfd's at their number, the
+ * emulated device's at KT_KFD_NR_END + number.
+ */
+#define KT_NR_NAMES	(KT_KFD_NR_END + KT_EMU_NR_END)
+
+struct kt_name_stat {
+	__u64 calls;
+	__u64 errors;
 };
 
 struct kt_ioctl_key {
@@ -74,7 +99,15 @@ enum kt_count {
 	KT_INVALIDATE_GAP,
 	KT_EMU_EVICTS, KT_EMU_RESTORES, KT_EMU_ACCESS, KT_EMU_ACCESS_ERRORS,
 	KT_AMDGPU_EVICTS, KT_AMDGPU_RESTORE_WORKS, KT_AMDGPU_RESUMES,
-	KT_EVENTS_LOST,
+	KT_EVENTS_LOST,		/* ring buffer full: an event not sent */
+	/* the follow map: processes added and removed at their exit */
+	KT_FOLLOW_ADDED, KT_FOLLOW_REMOVED,
+	/* failed map updates: each makes the recording incomplete */
+	KT_LOST_FOLLOW,		/* a fork not followed: the follow map was full */
+	KT_LOST_ROWS,		/* a call not in the per-process table: ioctl_stats full */
+	KT_LOST_TASK,		/* no task storage: a call or fault not traced */
+	KT_LOST_TOUCHED,	/* a batch the verdict could not follow: touched full */
+	KT_LOST_EVICTED,	/* an eviction not timed: evicted_at full */
 	KT_NR_COUNTS,
 };
 

@@ -146,9 +146,12 @@ static const char check_doc[] =
 "With -- CMD, CMD must start and exit with status 0, else check fails (a CMD\n"
 "that cannot be started fails even with --ignore-status).\n"
 "\n"
+"A recording whose probes lost map updates or events (lost.total > 0) is\n"
+"incomplete: check says INCOMPLETE and exits 1 without judging the EXPRs.\n"
+"\n"
 "check exits 0 when everything holds, 1 when something does not (each EXPR is\n"
-"printed with the value seen), 2 on a usage error, a file that cannot be read\n"
-"or probes that do not load.\n"
+"printed with the value seen) or the recording is incomplete, 2 on a usage\n"
+"error, a file that cannot be read or probes that do not load.\n"
 "\n"
 "Examples:\n"
 "  kfdtrace check --expect 'ioctl.batch_alloc == 1' \\\n"
@@ -166,6 +169,8 @@ static const struct argp_option check_opts[] = {
 	  "-- CMD: probe HMM and the notifiers even where the helper's tracepoints are" },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
+	{ "debug-follow-max", KT_OPT_DEBUG_FOLLOW_MAX, "N", OPTION_HIDDEN, "(tests)" },
+	{ "debug-rows-max", KT_OPT_DEBUG_ROWS_MAX, "N", OPTION_HIDDEN, "(tests)" },
 	{},
 };
 
@@ -203,6 +208,10 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
+	case KT_OPT_DEBUG_FOLLOW_MAX:
+	case KT_OPT_DEBUG_ROWS_MAX:
+		kt_parse_debug(key, arg, state, &a->o);
+		break;
 	case ARGP_KEY_ARG:
 		if (a->file || a->o.cmd)
 			argp_error(state, "FILE.json or -- CMD, not both, and only one");
@@ -230,6 +239,7 @@ int do_check(int argc, char **argv)
 	int i, ret = 0, failed = 0;
 	struct kt_run r = {};
 	char err[256];
+	__u64 lost;
 	json_t *doc;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
@@ -258,7 +268,16 @@ int do_check(int argc, char **argv)
 		free(a.expect);
 		return KT_EXIT_ERROR;
 	}
-	for (i = 0; i < a.nexpect; i++)
+	lost = kt_doc_lost(doc);
+	if (lost) {
+		/* partial data: no assertion holds or fails on it */
+		printf("%s%llu%s\n", "INCOMPLETE: the recording lost ", (unsigned long long)lost,
+		       " updates or events (lost.total), the assertions are not judged:");
+		for (i = 0; i < a.nexpect; i++)
+			printf("  %s\n", a.expect[i]);
+		failed = 1;
+	}
+	for (i = 0; !lost && i < a.nexpect; i++)
 		failed += check_one(doc, a.expect[i]);
 	if (!a.file)
 		failed += check_status(&r, a.ignore_status);

@@ -37,6 +37,15 @@ int kt_parse_count(const char *arg, struct argp_state *state)
 	return (int)v;
 }
 
+void kt_parse_debug(int key, const char *arg, struct argp_state *state,
+		    struct kt_record_opts *o)
+{
+	if (key == KT_OPT_DEBUG_FOLLOW_MAX)
+		o->debug_follow_max = kt_parse_count(arg, state);
+	else
+		o->debug_rows_max = kt_parse_count(arg, state);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);

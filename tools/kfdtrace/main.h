@@ -25,7 +25,19 @@ struct kt_record_opts {
 	bool all_probes;	/* -a */
 	char **cmd;		/* the command after "--", NULL for none */
 	int out_fd;		/* -o, opened before the run; -1 for none */
+	/* hidden, for tests: the follow map's and the process table's sizes */
+	unsigned int debug_follow_max;
+	unsigned int debug_rows_max;
 };
+
+/*
+ * The hidden options of record and check that shrink the probes' maps
+ * (--debug-follow-max N, --debug-rows-max N), so that a test can make
+ * them overflow and see the recording incomplete.
+ */
+enum { KT_OPT_DEBUG_FOLLOW_MAX = 0x200, KT_OPT_DEBUG_ROWS_MAX };
+void kt_parse_debug(int key, const char *arg, struct argp_state *state,
+		    struct kt_record_opts *o);
 
 /* the command after "--" (main.c cuts it off before the options are parsed) */
 extern char **kt_cmd;

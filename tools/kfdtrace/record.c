@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/ioctl.h>
+
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -44,6 +46,7 @@ struct prog_info {
 
 static const struct prog_info progs[] = {
 	{ "kt_fork", KT_G_IOCTL, 0, NULL },
+	{ "kt_exit", KT_G_IOCTL, 0, NULL },
 	{ "kt_ioctl_enter", KT_G_IOCTL, 0, NULL },
 	{ "kt_ioctl_exit", KT_G_IOCTL, 0, NULL },
 	{ "kt_hmm_fentry", KT_G_HMM, 1, "fn:hmm_range_fault" },
@@ -312,6 +315,69 @@ static bool group_wanted(const struct kt_record_opts *o, enum kt_group g)
 	return o->all_probes || !tracepoint_exists("drm_userptr/drm_userptr_create");
 }
 
+/*
+ * The device number of a character device from its sysfs "dev" file
+ * ("MAJOR:MINOR"), as the kernel keeps it (MKDEV: major << 20 | minor);
+ * 0 when it is not there. @text gets "MAJOR:MINOR" or "".
+ */
+static __u32 sysfs_dev(const char *path, char *text, size_t len)
+{
+	unsigned int major, minor;
+	FILE *f = fopen(path, "r");
+	int n = f ? fscanf(f, "%u:%u", &major, &minor) : 0;
+
+	if (f)
+		fclose(f);
+	text[0] = 0;
+	if (n != 2)
+		return 0;
+	snprintf(text, len, "%u:%u", major, minor);
+	return major << 20 | minor;
+}
+
+/* the system's pid limit: the follow map holds as many processes */
+static __u32 system_pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	unsigned int n = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n ? n : 4194304;	/* PID_MAX_LIMIT on 64-bit */
+}
+
+/*
+ * What the probes are given before the load: the devices' files and
+ * commands (a call is the device's only on its file and with a command
+ * it knows), the follow map's size. @r gets what the report shows of it.
+ */
+static void set_rodata(struct kfdtrace_bpf *skel, const struct kt_record_opts *o,
+		       pid_t tgid, struct kt_run *r)
+{
+	const struct kt_ioctl_def *d;
+	__u32 follow_max = 0;
+
+	skel->rodata->filter_tgid = tgid != 0;
+	skel->rodata->kfd_dev = sysfs_dev("/sys/class/kfd/kfd/dev", r->kfd_dev,
+					  sizeof(r->kfd_dev));
+	skel->rodata->emu_dev = sysfs_dev("/sys/class/misc/userptr_emu/dev", r->emu_dev,
+					  sizeof(r->emu_dev));
+	for (d = kt_kfd_ioctls; d->name; d++)
+		skel->rodata->kfd_cmds[_IOC_NR(d->cmd)] = d->cmd;
+	for (d = kt_emu_ioctls; d->name; d++)
+		skel->rodata->emu_cmds[_IOC_NR(d->cmd)] = d->cmd;
+	/* a map of one entry where nothing is filtered: it is not used */
+	if (tgid)
+		follow_max = o->debug_follow_max ? o->debug_follow_max : system_pid_max();
+	bpf_map__set_max_entries(skel->maps.follow, follow_max ? follow_max : 1);
+	r->follow_max = follow_max;
+	if (o->debug_rows_max)
+		bpf_map__set_max_entries(skel->maps.ioctl_stats, o->debug_rows_max);
+}
+
 static void permission_hint(int err)
 {
 	if (err == -EPERM || err == -EACCES)
@@ -325,7 +391,8 @@ static void permission_hint(int err)
  * all the same, it is tried again without the HMM and notifier programs,
  * then with the ioctl group alone.
  */
-static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t tgid)
+static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t tgid,
+					  struct kt_run *r)
 {
 	struct kfdtrace_bpf *skel = NULL;
 	int attempt, err = 0;
@@ -338,7 +405,7 @@ static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t 
 				strerror(errno));
 			return NULL;
 		}
-		skel->rodata->filter_tgid = tgid != 0;
+		set_rodata(skel, o, tgid, r);
 		for (i = 0; i < ARRAY_SIZE(progs); i++) {
 			const struct prog_info *p = &progs[i];
 			struct bpf_program *prog;
@@ -491,6 +558,12 @@ static int read_maps(struct kfdtrace_bpf *skel, struct kt_run *r)
 	for (k = 0; k < KT_NR_HISTS; k++)
 		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.hists), &k, &r->hists[k]))
 			memset(&r->hists[k], 0, sizeof(r->hists[k]));
+	for (k = 0; k < KT_NR_NAMES; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.ioctl_names), &k, &r->names[k]))
+			memset(&r->names[k], 0, sizeof(r->names[k]));
+	for (k = 0; k < KT_MAX_ERRNO; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.ioctl_errno), &k, &r->errnos[k]))
+			r->errnos[k] = 0;
 	return 0;
 }
 
@@ -652,7 +725,7 @@ int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 	err = kt_verdict_init(&r->verdict);
 	if (err)
 		goto out_child;
-	skel = open_and_load(o, child ? child : o->pid);
+	skel = open_and_load(o, child ? child : o->pid, r);
 	if (!skel) {
 		err = -ENOENT;
 		goto out_child;
@@ -748,6 +821,10 @@ int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 		r->exec_errno = 0;
 	kt_report_print(stdout, r);
 	fflush(stdout);
+	if (kt_run_lost(r))
+		fprintf(stderr,
+			"kfdtrace: INCOMPLETE: the probes lost %llu updates or events (lost.* in the report)\n",
+			(unsigned long long)kt_run_lost(r));
 	if (stats_fd >= 0)
 		print_probe_cost(skel);
 	if (o->out_fd >= 0) {
@@ -813,6 +890,10 @@ static const struct argp_option record_opts[] = {
 	  "Probe hmm_range_fault and the notifiers even where the helper's tracepoints are" },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
+	{ "debug-follow-max", KT_OPT_DEBUG_FOLLOW_MAX, "N", OPTION_HIDDEN,
+	  "Follow at most N processes at a time (tests)" },
+	{ "debug-rows-max", KT_OPT_DEBUG_ROWS_MAX, "N", OPTION_HIDDEN,
+	  "Keep at most N rows of processes and classes (tests)" },
 	{},
 };
 
@@ -849,6 +930,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case KT_OPT_DEBUG_FOLLOW_MAX:
+	case KT_OPT_DEBUG_ROWS_MAX:
+		kt_parse_debug(key, arg, state, &a->o);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state,

@@ -5,9 +5,13 @@
  * histograms and the eviction verdict) and the JSON document that
  * `compare` and `check` read (docs/kfdtrace.md lists its fields).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* strerrorname_np() */
+#endif
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,13 +27,57 @@ const char *const kt_class_names[KT_NR_CLASSES] = {
 	[KT_EMU_BATCH] = "emu_batch",
 	[KT_EMU_FREE_MEM] = "emu_free",
 	[KT_EMU_OTHER] = "emu_other",
+	[KT_NOT_DEVICE] = "not_device",
 };
+
+/* what each lost.* counts, as the JSON names it */
+static const struct {
+	const char *name;
+	enum kt_count count;
+	const char *what;
+} lost_kinds[] = {
+	{ "follow", KT_LOST_FOLLOW, "forks not followed (the follow map was full)" },
+	{ "rows", KT_LOST_ROWS, "calls not in the process table (its map was full)" },
+	{ "task", KT_LOST_TASK, "calls or faults not traced (no task storage)" },
+	{ "events", KT_EVENTS_LOST, "verdict events dropped (the ring buffer was full)" },
+	{ "touched", KT_LOST_TOUCHED, "batches the verdict could not follow (map full)" },
+	{ "evicted_at", KT_LOST_EVICTED, "evictions not timed (map full)" },
+};
+
+__u64 kt_run_lost(const struct kt_run *r)
+{
+	__u64 n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lost_kinds); i++)
+		n += r->counts[lost_kinds[i].count];
+	return n;
+}
+
+__u64 kt_doc_lost(json_t *doc)
+{
+	double v = kt_doc_num(doc, "lost.total");
+
+	return v > 0 ? (__u64)v : 0;
+}
 
 /* invalidations by enum mmu_notifier_event */
 static const char *const event_names[KT_NR_EVENTS] = {
 	"unmap", "clear", "protection_vma", "protection_page", "soft_dirty",
 	"release", "migrate", "exclusive",
 };
+
+/* "EINVAL" for 22; "E0" for slot 0, the errnos past KT_MAX_ERRNO */
+static const char *errno_name(unsigned int e)
+{
+	static char buf[16];
+	const char *n = e ? strerrorname_np(e) : NULL;
+
+	if (n)
+		return n;
+	snprintf(buf, sizeof(buf), "E%u", e);
+	return buf;
+}
 
 static const char *const stop_names[] = {
 	[KT_STOP_EXIT] = "exit",
@@ -139,6 +187,52 @@ static void print_memory(FILE *f, const struct kt_run *r)
 		print_hist(f, "amdgpu restore worker latency", r->hists[KT_H_AMDGPU_RESTORE].slots);
 }
 
+/* the devices' ioctls by name and their failures by errno, those seen */
+static void print_names(FILE *f, const struct kt_run *r)
+{
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < KT_NR_NAMES; i++) {
+		if (!r->names[i].calls || !kt_ioctl_name(i))
+			continue;
+		if (!any)
+			fprintf(f, "\n%-40s %10s %8s\n", "IOCTL", "CALLS", "ERRORS");
+		any = true;
+		fprintf(f, "%-40s %10llu %8llu\n", kt_ioctl_name(i),
+			(unsigned long long)r->names[i].calls,
+			(unsigned long long)r->names[i].errors);
+	}
+	for (i = 0, any = false; i < KT_MAX_ERRNO; i++) {
+		if (!r->errnos[i])
+			continue;
+		fprintf(f, "%s%s %llu", any ? ", " : "failed by errno: ", errno_name(i),
+			(unsigned long long)r->errnos[i]);
+		any = true;
+	}
+	if (any)
+		fprintf(f, "\n");
+}
+
+/* loud: a recording with losses is partial, whatever it shows */
+static void print_lost(FILE *f, const struct kt_run *r)
+{
+	unsigned int i;
+
+	if (!kt_run_lost(r))
+		return;
+	fprintf(f, "\n%s\n",
+		"INCOMPLETE: the probes lost updates or events; the counts above are partial:");
+	for (i = 0; i < ARRAY_SIZE(lost_kinds); i++)
+		if (r->counts[lost_kinds[i].count])
+			fprintf(f, "  lost.%s = %llu: %s\n", lost_kinds[i].name,
+				(unsigned long long)r->counts[lost_kinds[i].count],
+				lost_kinds[i].what);
+	if (r->counts[KT_LOST_FOLLOW])
+		fprintf(f, "  (the follow map holds %llu processes at a time)\n",
+			(unsigned long long)r->follow_max);
+}
+
 static __u64 calls_of(const struct kt_run *r, enum kt_class a, enum kt_class b)
 {
 	return r->cls[a].calls + r->cls[b].calls;
@@ -153,7 +247,7 @@ void kt_summarize(const struct kt_run *r, struct kt_summary *s)
 	s->batch_alloc = calls_of(r, KT_KFD_BATCH, KT_EMU_BATCH);
 	s->other_alloc = r->cls[KT_KFD_ALLOC_OTHER].calls;
 	s->free = calls_of(r, KT_KFD_FREE_MEM, KT_EMU_FREE_MEM);
-	s->other = calls_of(r, KT_KFD_OTHER, KT_EMU_OTHER);
+	s->other = calls_of(r, KT_KFD_OTHER, KT_EMU_OTHER) + r->cls[KT_NOT_DEVICE].calls;
 	for (c = 0; c < KT_NR_CLASSES; c++) {
 		s->total += r->cls[c].calls;
 		s->errors += r->cls[c].errors;
@@ -193,10 +287,16 @@ void kt_report_print(FILE *f, const struct kt_run *r)
 		add_stat(&reg, &r->cls[i]);
 		add_stat(&reg, &r->cls[i + KT_EMU_USERPTR]);
 	}
+	fprintf(f,
+		"%llu calls with amdkfd's or the device's numbers were not theirs (not_device: another file, or a command the device does not know); devices: kfd %s, emu %s\n",
+		(unsigned long long)r->cls[KT_NOT_DEVICE].calls,
+		r->kfd_dev[0] ? r->kfd_dev : "absent", r->emu_dev[0] ? r->emu_dev : "absent");
+	print_names(f, r);
 	print_hist(f, "registration ioctl latency", reg.hist);
 	print_memory(f, r);
 	if (r->live[KT_G_HELPER] || r->live[KT_G_EMU])
-		kt_verdict_print(f, &r->verdict, r->counts[KT_EVENTS_LOST]);
+		kt_verdict_print(f, &r->verdict, kt_run_lost(r));
+	print_lost(f, r);
 }
 
 /* the upper bound (us) of the log2 bucket holding the pct-th percentile */
@@ -348,6 +448,54 @@ static int json_memory(json_t *root, const struct kt_run *r)
 	return err;
 }
 
+/*
+ * ioctl.by_name.NAME.{calls,errors}, every ioctl of both devices (0 when
+ * not called); ioctl.errno.ENAME, the errnos seen
+ */
+static int json_names(json_t *io, const struct kt_run *r)
+{
+	static const char *const k[] = { "calls", "errors" };
+	json_t *names = json_object(), *errs = json_object();
+	int err = set(io, "by_name", names) | set(io, "errno", errs);
+	unsigned int i;
+	__u64 v[2];
+
+	for (i = 0; names && i < KT_NR_NAMES; i++) {
+		if (!kt_ioctl_name(i))
+			continue;
+		v[0] = r->names[i].calls;
+		v[1] = r->names[i].errors;
+		err |= set(names, kt_ioctl_name(i), obj_u64(k, v, 2));
+	}
+	for (i = 0; errs && i < KT_MAX_ERRNO; i++)
+		if (r->errnos[i])
+			err |= set(errs, errno_name(i), u64(r->errnos[i]));
+	return err;
+}
+
+/* lost.KIND and lost.total; follow.{max_entries,added,removed}; devices.* */
+static int json_lost(json_t *root, const struct kt_run *r)
+{
+	static const char *const follow_k[] = { "max_entries", "added", "removed" };
+	json_t *lost = json_object(), *dev;
+	int err = set(root, "lost", lost);
+	unsigned int i;
+	__u64 v[3];
+
+	for (i = 0; lost && i < ARRAY_SIZE(lost_kinds); i++)
+		err |= set(lost, lost_kinds[i].name, u64(r->counts[lost_kinds[i].count]));
+	if (lost)
+		err |= set(lost, "total", u64(kt_run_lost(r)));
+	err |= set(root, "complete", json_boolean(!kt_run_lost(r)));
+	v[0] = r->follow_max;
+	v[1] = r->counts[KT_FOLLOW_ADDED];
+	v[2] = r->counts[KT_FOLLOW_REMOVED];
+	err |= set(root, "follow", obj_u64(follow_k, v, 3));
+	dev = json_pack("{s:s, s:s}", "kfd", r->kfd_dev, "emu", r->emu_dev);
+	err |= set(root, "devices", dev);
+	return err;
+}
+
 static int json_ioctl(json_t *root, const struct kt_run *r)
 {
 	static const char *const sum_k[] = { "userptr_alloc", "batch_alloc", "other_alloc",
@@ -369,6 +517,7 @@ static int json_ioctl(json_t *root, const struct kt_run *r)
 	err |= set(root, "ioctl", io);
 	for (c = 0; io && c < KT_NR_CLASSES; c++)
 		err |= set(io, kt_class_names[c], ioctl_stat(&r->cls[c]));
+	err |= json_names(io, r);
 	ranges = json_object();
 	err |= set(root, "ranges", ranges);
 	if (ranges) {
@@ -421,8 +570,8 @@ json_t *kt_report_json(const struct kt_run *r)
 		err |= set(root, "signal", json_integer(r->signal));
 		err |= set(root, "stop", json_string(stop_names[r->stop]));
 		err |= json_memory(root, r);
-		err |= set(root, "verdict", kt_verdict_json(&r->verdict,
-							    r->counts[KT_EVENTS_LOST]));
+		err |= set(root, "verdict", kt_verdict_json(&r->verdict, kt_run_lost(r)));
+		err |= json_lost(root, r);
 		err |= json_ioctl(root, r);
 		err |= json_processes(root, r);
 	}

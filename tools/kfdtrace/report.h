@@ -15,6 +15,17 @@
 #include "doc.h"
 #include "verdict.h"
 
+/* an ioctl the probes count by name (ioctls.c); the tables end with {} */
+struct kt_ioctl_def {
+	const char *name;
+	__u32 cmd;
+};
+
+extern const struct kt_ioctl_def kt_kfd_ioctls[];
+extern const struct kt_ioctl_def kt_emu_ioctls[];
+/* the name of ioctl_names' element @idx, NULL for none */
+const char *kt_ioctl_name(unsigned int idx);
+
 struct kt_proc_row {
 	struct kt_ioctl_key key;
 	struct kt_ioctl_stat st;
@@ -32,6 +43,11 @@ struct kt_run {
 	__u64 counts[KT_NR_COUNTS];
 	__u64 events[KT_NR_EVENTS];
 	struct kt_hist_val hists[KT_NR_HISTS];
+	struct kt_name_stat names[KT_NR_NAMES];	/* the devices' calls by ioctl */
+	__u64 errnos[KT_MAX_ERRNO];	/* their failures by errno (0: larger) */
+	/* the devices' files, "MAJOR:MINOR" (empty: not there at the start) */
+	char kfd_dev[16], emu_dev[16];
+	__u64 follow_max;		/* the follow map's size, 0 without a filter */
 	struct kt_proc_row *rows;	/* one per process and class, by tgid */
 	int nrows;
 	bool live[KT_G_NR];
@@ -59,6 +75,13 @@ struct kt_summary {
 };
 
 void kt_summarize(const struct kt_run *r, struct kt_summary *s);
+/*
+ * Updates the probes could not make and events they could not send: a
+ * recording with any is incomplete (the verdict and check say so).
+ */
+__u64 kt_run_lost(const struct kt_run *r);
+/* the same, from a recording's JSON ("lost.total"; 0 when absent) */
+__u64 kt_doc_lost(json_t *doc);
 void kt_report_print(FILE *f, const struct kt_run *r);
 /* the recording as kfdtrace's JSON document; NULL when out of memory */
 json_t *kt_report_json(const struct kt_run *r);

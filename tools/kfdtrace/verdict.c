@@ -234,9 +234,11 @@ void kt_verdict_finish(struct kt_verdict *vd, __u64 now_ns)
 
 const char *kt_verdict_result(const struct kt_verdict *vd, __u64 lost)
 {
+	if (lost)
+		return "incomplete";
 	if (vd->nviolations)
 		return "fail";
-	if (lost || !vd->evictions)
+	if (!vd->evictions)
 		return "n/a";
 	return "pass";
 }
@@ -251,7 +253,7 @@ void kt_verdict_print(FILE *f, const struct kt_verdict *vd, __u64 lost)
 		(unsigned long long)vd->evictions, (unsigned long long)vd->restores,
 		(unsigned long long)vd->accesses, (unsigned long long)vd->nviolations);
 	if (lost)
-		fprintf(f, ", %llu events lost", (unsigned long long)lost);
+		fprintf(f, ", %llu updates or events lost: lost.*", (unsigned long long)lost);
 	fprintf(f, ")\n");
 	for (i = 0; i < vd->nviolations && i < KT_MAX_VIOLATIONS; i++) {
 		const struct kt_violation *v = &vd->v[i];

@@ -36,7 +36,10 @@ int kt_verdict_init(struct kt_verdict *vd);
 void kt_verdict_event(struct kt_verdict *vd, const struct kt_event *e);
 /* end of the trace at @now_ns: what is still evicted then */
 void kt_verdict_finish(struct kt_verdict *vd, __u64 now_ns);
-/* "pass", "fail", or "n/a" when no device event was seen or events were lost */
+/*
+ * "pass", "fail", "n/a" when no device eviction was seen, or "incomplete"
+ * when the probes lost updates or events (@lost: kt_run_lost())
+ */
 const char *kt_verdict_result(const struct kt_verdict *vd, __u64 lost);
 void kt_verdict_print(FILE *f, const struct kt_verdict *vd, __u64 lost);
 /* the verdict as the JSON's "verdict" object; NULL when out of memory */
