@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # kfdtrace on the host: its JSON reader's and writer's unit tests; the
 # probes load and the syscall programs attach; on ioctl_mix (a known mix of
-# amdkfd- and userptr_emu-numbered ioctls on /dev/null) the counts equal
-# the known numbers and what strace -c sees; check's exit codes (0 holds, 1
+# amdkfd- and userptr_emu-numbered ioctls on /dev/null) every call is
+# not_device, none a registration, and the total is what strace -c sees;
+# the follow map: 1400 processes one after another, a worker forked
+# behind 1100 threads, pruned at exit, its overflow and a full process
+# table reported (check says INCOMPLETE, exit 1); check's exit codes (0 holds, 1
 # fails, 2 usage), its verdict on CMD's status and on fields of probe groups
 # that were not live; compare's output and --threshold; the command line's
 # behaviour (signals forwarded, -d, -o checked first, argument errors, -h,
@@ -25,79 +28,6 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 kt() { "$bin/kfdtrace" "$@"; }
-
-tap_expect_status "record runs the command and returns its status" 0 \
-	kt record -o "$out/mix.json" -- "$bin/ioctl_mix"
-
-# the mix, from ioctl_mix.c
-expect=(
-	"ioctl.kfd_userptr.calls == 3" "ioctl.kfd_alloc_other.calls == 2"
-	"ioctl.kfd_batch.calls == 1" "ioctl.kfd_free.calls == 4"
-	"ioctl.kfd_other.calls == 5" "ioctl.emu_userptr.calls == 6"
-	"ioctl.emu_batch.calls == 7" "ioctl.emu_free.calls == 0"
-	"ioctl.userptr_alloc == 9" "ioctl.batch_alloc == 8" "ioctl.free == 4"
-	"ioctl.total == 28" "ioctl.errors == 28" "ranges.registered == 0"
-	"status == 0"
-)
-args=()
-for e in "${expect[@]}"; do args+=(--expect "$e"); done
-tap_run "counts per class equal the mix (28 calls, all failing)" kt check "${args[@]}" "$out/mix.json"
-
-# strace sees the 28 plus the two ioctls of other types
-st=$(strace -f -c -e trace=ioctl -o "$out/strace.txt" "$bin/ioctl_mix" 2>&1; awk '$NF == "ioctl" { print $4 }' "$out/strace.txt")
-tap_run "strace -c counts the same calls (plus 2 not ours): $st" \
-	kt check --expect "ioctl.total == $((st - 2))" "$out/mix.json"
-
-tap_run "the command's children are traced (two runs: 56 calls)" \
-	kt check --expect "ioctl.total == 56" -- sh -c '"$1"; "$1"' _ "$bin/ioctl_mix"
-bash -c 'sleep 2; exec "$1"' _ "$bin/ioctl_mix" &
-tap_run "-p PID follows a running process until it exits" \
-	kt record -p $! -o "$out/pid.json"
-tap_run "-p PID: its calls, none of others" kt check --expect "ioctl.total == 28" "$out/pid.json"
-
-tap_expect_status "check: a false expectation exits 1" 1 \
-	kt check --expect "ioctl.batch_alloc == 2" "$out/mix.json"
-tap_expect_status "check: an unknown field exits 1" 1 \
-	kt check --expect "ioctl.no_such_field == 0" "$out/mix.json"
-tap_expect_status "check: a malformed expression exits 2" 2 \
-	kt check --expect "ioctl.total ~ 3" "$out/mix.json"
-tap_expect_status "check: a missing file exits 2" 2 \
-	kt check --expect "ioctl.total == 0" "$out/none.json"
-tap_expect_status "check: no expectation exits 2" 2 kt check "$out/mix.json"
-tap_expect_status "check -- CMD: records and checks in one go" 0 \
-	kt check --expect "ioctl.emu_batch.calls == 7" --expect "status == 0" -- "$bin/ioctl_mix"
-tap_expect_status "record: an unknown verb exits 2" 2 kt frobnicate
-
-# the bpftrace view of the same: one line per process and class
-bt=$(cd "$out" && bpftrace "$top/bpf/bpftrace/kfd_ioctl.bt" -c "$bin/ioctl_mix" 2>&1)
-want='@calls\[ioctl_mix, (kfd_userptr\]: 3|kfd_alloc_other\]: 2|kfd_batch\]: 1|kfd_free\]: 4|kfd_other\]: 5|emu_userptr\]: 6|emu_batch\]: 7)$'
-if [ "$(printf '%s\n' "$bt" | grep -cE "^$want")" = 7 ] &&
-   [ "$(printf '%s\n' "$bt" | grep -c '^@calls')" = 7 ]; then
-	tap_ok "kfd_ioctl.bt counts the same mix"
-else
-	printf '%s\n' "$bt" | tap_diag
-	tap_fail "kfd_ioctl.bt counts the same mix"
-fi
-
-# compare: the same file twice gives ratios of 1
-cmp_out=$(kt compare "$out/mix.json" "$out/mix.json" 2>&1)
-printf '%s\n' "$cmp_out" | tap_diag
-printf '%s\n' "$cmp_out" | grep -Eq '^ioctl.total +28 +28 +1.00$' &&
-	tap_ok "compare shows both files side by side" ||
-	tap_fail "compare shows both files side by side"
-# a probe group that was not live shows as "off"; a live one's 0 stays 0
-# (evict.emu is the device's, though under evict.*)
-jq '.probes.hmm = 0 | .hmm.calls = 0 | .probes.notifier = 1 | .notifier.insert = 0 |
-    .probes.emu = 1 | .evict.emu = 3' "$out/mix.json" >"$out/hmm-off.json"
-jq '.probes.hmm = 1 | .hmm.calls = 5 | .probes.notifier = 0 | .notifier.insert = 0 |
-    .probes.emu = 0 | .evict.emu = 0' "$out/mix.json" >"$out/hmm-on.json"
-cmp_out=$(kt compare "$out/hmm-off.json" "$out/hmm-on.json" 2>&1)
-printf '%s\n' "$cmp_out" | grep -Eq '^hmm.calls +off +5 +-$' &&
-	printf '%s\n' "$cmp_out" | grep -Eq '^notifier.insert +0 +off +-$' &&
-	printf '%s\n' "$cmp_out" | grep -Eq '^evict.emu +3 +off +-$' &&
-	tap_ok "compare shows a probe group that was off as off, a live group's 0 as 0" ||
-	{ printf '%s\n' "$cmp_out" | tap_diag
-	  tap_fail "compare shows a probe group that was off as off, a live group's 0 as 0"; }
 
 # expect_out NAME WANT_STATUS ERE CMD...: CMD exits WANT_STATUS and a line
 # of its output (stdout and stderr) matches ERE
@@ -123,6 +53,121 @@ json_is() {
 		tap_fail "$4 ($2 is \"$got\", expected \"$3\")"
 	fi
 }
+
+tap_expect_status "record runs the command and returns its status" 0 \
+	kt record -o "$out/mix.json" -- "$bin/ioctl_mix"
+
+# the mix, from ioctl_mix.c, on /dev/null: amdkfd's and the device's
+# numbers, but not their files, so none is theirs (not_device, in
+# ioctl.other), none a registration
+expect=(
+	"ioctl.not_device.calls == 28" "ioctl.not_device.errors == 28"
+	"ioctl.userptr_alloc == 0" "ioctl.batch_alloc == 0" "ioctl.free == 0"
+	"ioctl.other_alloc == 0" "ioctl.other == 28"
+	"ioctl.total == 28" "ioctl.errors == 28" "ranges.registered == 0"
+	"ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.calls == 0"
+	"ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 0"
+	"status == 0" "complete == 1" "lost.total == 0"
+)
+for c in kfd_userptr kfd_batch kfd_alloc_other kfd_free kfd_other emu_userptr emu_batch \
+	 emu_free emu_other; do
+	expect+=("ioctl.$c.calls == 0")
+done
+args=()
+for e in "${expect[@]}"; do args+=(--expect "$e"); done
+tap_run "on /dev/null the mix's 28 calls are not_device, none a registration" \
+	kt check "${args[@]}" "$out/mix.json"
+
+# strace sees the 28 plus the two ioctls of other types
+st=$(strace -f -c -e trace=ioctl -o "$out/strace.txt" "$bin/ioctl_mix" 2>&1; awk '$NF == "ioctl" { print $4 }' "$out/strace.txt")
+tap_run "strace -c counts the same calls (plus 2 not ours): $st" \
+	kt check --expect "ioctl.total == $((st - 2))" "$out/mix.json"
+
+tap_run "the command's children are traced (two runs: 56 calls)" \
+	kt check --expect "ioctl.total == 56" -- sh -c '"$1"; "$1"' _ "$bin/ioctl_mix"
+bash -c 'sleep 2; exec "$1"' _ "$bin/ioctl_mix" &
+tap_run "-p PID follows a running process until it exits" \
+	kt record -p $! -o "$out/pid.json"
+tap_run "-p PID: its calls, none of others" kt check --expect "ioctl.total == 28" "$out/pid.json"
+
+tap_expect_status "check: a false expectation exits 1" 1 \
+	kt check --expect "ioctl.batch_alloc == 2" "$out/mix.json"
+tap_expect_status "check: an unknown field exits 1" 1 \
+	kt check --expect "ioctl.no_such_field == 0" "$out/mix.json"
+tap_expect_status "check: a malformed expression exits 2" 2 \
+	kt check --expect "ioctl.total ~ 3" "$out/mix.json"
+tap_expect_status "check: a missing file exits 2" 2 \
+	kt check --expect "ioctl.total == 0" "$out/none.json"
+tap_expect_status "check: no expectation exits 2" 2 kt check "$out/mix.json"
+tap_expect_status "check -- CMD: records and checks in one go" 0 \
+	kt check --expect "ioctl.not_device.calls == 28" --expect "status == 0" -- "$bin/ioctl_mix"
+tap_expect_status "record: an unknown verb exits 2" 2 kt frobnicate
+
+# the bpftrace view of the same: one line per process and class, as kfdtrace
+bt=$(cd "$out" && bpftrace "$top/bpf/bpftrace/kfd_ioctl.bt" -c "$bin/ioctl_mix" 2>&1)
+if has_line '^@calls\[ioctl_mix, not_device\]: 28$' <<<"$bt" &&
+   has_line '^@errors\[ioctl_mix, not_device\]: 28$' <<<"$bt" &&
+   [ "$(printf '%s\n' "$bt" | grep -c '^@calls')" = 1 ] &&
+   ! has_line '^@ranges' <<<"$bt"; then
+	tap_ok "kfd_ioctl.bt counts the same mix: 28 not_device, no ranges"
+else
+	printf '%s\n' "$bt" | tap_diag
+	tap_fail "kfd_ioctl.bt counts the same mix: 28 not_device, no ranges"
+fi
+
+# --- the follow map: keyed by process, pruned at exit, sized from pid_max
+# (follow_load's workers make 2 calls each on /dev/null)
+fl=$bin/follow_load
+tap_run "1400 processes one after another: 2800 calls, 1400 followed" \
+	kt check --expect "ioctl.not_device.calls == 2800" --expect "follow.added == 1400" \
+	--expect "follow.removed == 1401" --expect "status == 0" -- "$fl" seq 1400 /dev/null
+tap_run "a worker forked behind 1100 threads: its 2 calls" \
+	kt check --expect "ioctl.not_device.calls == 2" --expect "follow.added == 1" \
+	--expect "status == 0" -- "$fl" threads 1100 /dev/null
+tap_run "a follow map of 4: 50 processes one after another all counted (exits prune it)" \
+	kt check --debug-follow-max 4 --expect "ioctl.not_device.calls == 100" \
+	--expect "lost.follow == 0" -- "$fl" seq 50 /dev/null
+expect_out "a follow map of 4 and 20 processes alive at once: INCOMPLETE, exit 1" 1 \
+	'^INCOMPLETE: the recording lost [0-9]+ updates or events' \
+	kt check --debug-follow-max 4 --expect "ioctl.not_device.calls == 40" -- \
+	"$fl" live 20 /dev/null
+kt record --debug-follow-max 4 -o "$out/overflow.json" -- "$fl" live 20 /dev/null \
+	>"$out/overflow.txt" 2>&1
+json_is "$out/overflow.json" '[.lost.follow, .lost.total, .complete, .verdict.eviction] | @tsv' \
+	$'17\t17\tfalse\tincomplete' \
+	"record: ... the JSON: lost.follow 17 (21 processes, 4 entries), complete false, verdict incomplete"
+if has_line '^INCOMPLETE: ' <"$out/overflow.txt" && has_line '^  lost.follow = 17: ' <"$out/overflow.txt" &&
+   has_line '^kfdtrace: INCOMPLETE: ' <"$out/overflow.txt"; then
+	tap_ok "record: ... the report and stderr say INCOMPLETE and lost.follow"
+else
+	tap_diag <"$out/overflow.txt"
+	tap_fail "record: ... the report and stderr say INCOMPLETE and lost.follow"
+fi
+expect_out "a process table of 3 rows and 20 processes: INCOMPLETE (lost.rows), exit 1" 1 \
+	'^  lost.rows = [1-9]' \
+	kt check --debug-rows-max 3 --expect "ioctl.total == 40" -- "$fl" seq 20 /dev/null
+expect_out "check FILE: an incomplete recording exits 1, its assertions not judged" 1 \
+	'^INCOMPLETE: the recording lost 17 ' kt check --expect "ioctl.total >= 0" "$out/overflow.json"
+
+# compare: the same file twice gives ratios of 1
+cmp_out=$(kt compare "$out/mix.json" "$out/mix.json" 2>&1)
+printf '%s\n' "$cmp_out" | tap_diag
+printf '%s\n' "$cmp_out" | grep -Eq '^ioctl.total +28 +28 +1.00$' &&
+	tap_ok "compare shows both files side by side" ||
+	tap_fail "compare shows both files side by side"
+# a probe group that was not live shows as "off"; a live one's 0 stays 0
+# (evict.emu is the device's, though under evict.*)
+jq '.probes.hmm = 0 | .hmm.calls = 0 | .probes.notifier = 1 | .notifier.insert = 0 |
+    .probes.emu = 1 | .evict.emu = 3' "$out/mix.json" >"$out/hmm-off.json"
+jq '.probes.hmm = 1 | .hmm.calls = 5 | .probes.notifier = 0 | .notifier.insert = 0 |
+    .probes.emu = 0 | .evict.emu = 0' "$out/mix.json" >"$out/hmm-on.json"
+cmp_out=$(kt compare "$out/hmm-off.json" "$out/hmm-on.json" 2>&1)
+printf '%s\n' "$cmp_out" | grep -Eq '^hmm.calls +off +5 +-$' &&
+	printf '%s\n' "$cmp_out" | grep -Eq '^notifier.insert +0 +off +-$' &&
+	printf '%s\n' "$cmp_out" | grep -Eq '^evict.emu +3 +off +-$' &&
+	tap_ok "compare shows a probe group that was off as off, a live group's 0 as 0" ||
+	{ printf '%s\n' "$cmp_out" | tap_diag
+	  tap_fail "compare shows a probe group that was off as off, a live group's 0 as 0"; }
 
 # --- check -- CMD judges CMD's end too
 expect_out "check -- false: exits 1, saying CMD's status" 1 \

@@ -6,8 +6,10 @@
  * schema (every key the guest tests and docs/kfdtrace.md name).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../kfdtrace/doc.h"
 #include "../../kfdtrace/report.h"
@@ -204,6 +206,13 @@ TEST(writer_keeps_the_schema)
 		"processes.0.tgid", "processes.0.comm", "processes.0.ioctl",
 		"processes.0.calls", "processes.0.errors", "processes.0.ranges",
 		"processes.0.ns",
+		"ioctl.by_name.AMDKFD_IOC_GET_VERSION.calls",
+		"ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH.errors",
+		"ioctl.by_name.USERPTR_EMU_IOC_STATS.calls", "ioctl.errno.EINVAL",
+		"lost.follow", "lost.rows", "lost.task", "lost.events", "lost.touched",
+		"lost.evicted_at", "lost.total", "complete",
+		"follow.max_entries", "follow.added", "follow.removed",
+		"devices.kfd", "devices.emu",
 	};
 	static const char *const stat_k[] = { "calls", "errors", "ranges", "ns" };
 	struct kt_proc_row row = {
@@ -217,6 +226,7 @@ TEST(writer_keeps_the_schema)
 	json_t *doc, *back;
 
 	r.cls[KT_KFD_BATCH] = row.st;
+	r.errnos[22] = 3;
 	r.live[KT_G_IOCTL] = true;
 	r.live[KT_G_EMU] = true;
 	doc = kt_report_json(&r);
@@ -248,9 +258,73 @@ TEST(writer_keeps_the_schema)
 	EXPECT_STREQ("mix\\xff", json_string_value(kt_doc_get(back, "processes.0.comm")));
 	EXPECT_STREQ("kfd_batch", json_string_value(kt_doc_get(back, "processes.0.ioctl")));
 	EXPECT_STREQ("n/a", json_string_value(kt_doc_get(back, "verdict.eviction")));
+	EXPECT_EQ(3, kt_doc_num(back, "ioctl.errno.EINVAL"));
+	EXPECT_EQ(NULL, kt_doc_get(back, "ioctl.errno.ENOTTY"));	/* only those seen */
+	EXPECT_EQ(0, kt_doc_num(back, "lost.total"));
+	EXPECT_EQ(1, kt_doc_num(back, "complete"));
 	free(text);
 	json_decref(back);
 	json_decref(doc);
+}
+
+/* a lost update of any kind makes the recording and its verdict incomplete */
+TEST(losses_make_the_recording_incomplete)
+{
+	static const enum kt_count kinds[] = {
+		KT_LOST_FOLLOW, KT_LOST_ROWS, KT_LOST_TASK, KT_EVENTS_LOST,
+		KT_LOST_TOUCHED, KT_LOST_EVICTED,
+	};
+	unsigned int i;
+	json_t *doc;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		struct kt_run r = { .status = 0 };
+
+		r.verdict.evictions = 1;
+		r.verdict.nviolations = 1;	/* not "fail" on partial data either */
+		r.verdict.v[0] = (struct kt_violation){ .rule = "evict", .what = "read" };
+		r.counts[kinds[i]] = 2;
+		EXPECT_EQ(2, kt_run_lost(&r));
+		doc = kt_report_json(&r);
+		ASSERT_NE(NULL, doc);
+		EXPECT_STREQ("incomplete",
+			     json_string_value(kt_doc_get(doc, "verdict.eviction")));
+		EXPECT_EQ(2, kt_doc_lost(doc));
+		EXPECT_EQ(0, kt_doc_num(doc, "complete"));
+		json_decref(doc);
+	}
+}
+
+/*
+ * bpf/bpftrace/kfd_ioctl.bt lists amdkfd's and the device's commands by
+ * value: the same as kfdtrace's table (the path is found from this
+ * program's, build/bin/ in the tree)
+ */
+TEST(bpftrace_view_knows_the_same_commands)
+{
+	const struct kt_ioctl_def *tables[] = { kt_kfd_ioctls, kt_emu_ioctls }, *d;
+	char exe[4096], path[4200], want[16], *text = NULL;
+	unsigned int i, n = 0;
+	size_t len = 0;
+	ssize_t e;
+	FILE *f;
+
+	e = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, e);
+	exe[e] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(path, sizeof(path), "%s/../../bpf/bpftrace/kfd_ioctl.bt", exe);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f) TH_LOG("%s", path);
+	ASSERT_LT(0, getdelim(&text, &len, 0, f));
+	fclose(f);
+	for (i = 0; i < ARRAY_SIZE(tables); i++)
+		for (d = tables[i]; d->name; d++, n++) {
+			snprintf(want, sizeof(want), "0x%08x", d->cmd);
+			EXPECT_NE(NULL, strstr(text, want)) TH_LOG("%s (%s)", d->name, want);
+		}
+	EXPECT_EQ(46, n);
+	free(text);
 }
 
 /* the verdict's violations, as check reads them (verdict.list.N.*) */
