@@ -3,7 +3,10 @@
 # Guest suite of the observability tools on the emulated device: kfdtrace's
 # counts (4096 ranges one by one = 4096 ioctls, as a batch 1; one notifier
 # per range), its eviction verdict over the invalidation tests and under
-# userptr-stress, and the four bpftrace views. The device's own selftests
+# userptr-stress, and the four bpftrace views; which calls are the
+# device's (its file and its commands, not KFD numbers on /dev/null or on
+# the device), the follow map (1400 processes, a worker behind 1100
+# threads, an overflow reported as incomplete). The device's own selftests
 # are guest/userptr's, all but reg.r4096_4k, which runs here, under
 # kfdtrace; this suite runs beside it. scripts/check runs it with kmemleak
 # off: its point is the tools' counts and verdicts, and kmemleak's
@@ -27,7 +30,7 @@ bt_expect() {
 	# one program may have one END: the scripts' ENDs only clear maps
 	prog=$(awk '/^#!/ { next } /^END$/ { skip = 1 } !skip { print } skip && /^}$/ { skip = 0 }' \
 		"$top"/bpf/bpftrace/{kfd_ioctl,hmm_fault,userptr_inval,userptr_restore}.bt
-	       echo 'END { clear(@class); clear(@start); clear(@evicted_at); }')
+	       echo 'END { clear(@class); clear(@asked); clear(@start); clear(@evicted_at); }')
 	# Two settings halved this run in the guest (80 s to 40 s, measured
 	# with kmemleak on): maps of 256 keys, not 4096 (bpftrace's per-CPU
 	# hash maps allocate every key at creation, each under the debug
@@ -61,6 +64,49 @@ bpftrace_views() {
 		'^@ret\[0\]: ([3-9][0-9]|[1-9][0-9]{2,})$' '^@pages: ([1-9][0-9]{4,})$' \
 		'^@invalidations\[[0-9]+, 1\]: [1-9]' '^@evicted\[[0-9]+\]: [1-9]' \
 		'^@evict_to_restore_us:' '^@populate_us:'
+}
+
+# which calls are the device's, and the follow map, with the device loaded
+attribution_and_following() {
+	local kt=$top/build/bin/kfdtrace mix=$top/build/bin/ioctl_mix fl=$top/build/bin/follow_load
+
+	# ioctl_mix on the device, then on /dev/null: of the 56 calls only
+	# the device's own commands on its file are its (6 allocations and 7
+	# batches, each refused: EINVAL), KFD's numbers on it and everything
+	# on /dev/null are not_device
+	tap_run "the device's calls are those on its file: KFD numbers on it and /dev/null are not_device" \
+		"$kt" check --expect "ioctl.emu_userptr.calls == 6" --expect "ioctl.emu_batch.calls == 7" \
+		--expect "ioctl.emu_userptr.errors == 6" --expect "ioctl.not_device.calls == 43" \
+		--expect "ioctl.kfd_userptr.calls == 0" --expect "ioctl.kfd_batch.calls == 0" \
+		--expect "ioctl.kfd_free.calls == 0" --expect "ioctl.kfd_other.calls == 0" \
+		--expect "ioctl.userptr_alloc == 6" --expect "ioctl.batch_alloc == 7" \
+		--expect "ioctl.total == 56" --expect "ranges.registered == 0" \
+		--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC.errors == 6" \
+		--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 7" \
+		--expect "ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.calls == 0" \
+		--expect "ioctl.errno.EINVAL == 13" --expect 'devices.emu != ""' \
+		-- sh -c '"$1" /dev/userptr_emu && "$1" /dev/null' _ "$mix"
+	# each worker: KFD's GET_VERSION (not_device on the device) and the
+	# device's STATS (emu_other; refused without an allocation: EBADF)
+	tap_run "1400 processes one after another: each one's calls" \
+		"$kt" check --expect "ioctl.emu_other.calls == 1400" \
+		--expect "ioctl.not_device.calls == 1400" --expect "follow.added == 1400" \
+		--expect "follow.removed == 1401" --expect "status == 0" \
+		-- "$fl" seq 1400 /dev/userptr_emu
+	tap_run "a worker forked behind 1100 threads: its calls" \
+		"$kt" check --expect "ioctl.by_name.USERPTR_EMU_IOC_STATS.calls == 1" \
+		--expect "ioctl.total == 2" --expect "status == 0" \
+		-- "$fl" threads 1100 /dev/userptr_emu
+	local o rc=0
+	o=$("$kt" check --debug-follow-max 4 --expect "ioctl.total == 40" \
+		-- "$fl" live 20 /dev/userptr_emu 2>&1) || rc=$?
+	if [ $rc = 1 ] && has_line '^INCOMPLETE: the recording lost 17 ' <<<"$o" &&
+	   has_line '^  lost.follow = 17: ' <<<"$o"; then
+		tap_ok "a follow map of 4, 20 processes alive: INCOMPLETE (lost.follow 17), exit 1"
+	else
+		tap_diag_last 30 . <<<"$o"
+		tap_fail "a follow map of 4, 20 processes alive: INCOMPLETE (lost.follow 17), exit 1 (exit $rc)"
+	fi
 }
 
 if tap_run "modprobe userptr_emu" load_emu; then
@@ -106,6 +152,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
 		-t register_4096_under_invalidation_storm -t gap_invalidation_evicts_nothing
 	bpftrace_views
+	attribution_and_following
 	tap_run "userptr-stress: no stale read, and kfdtrace's verdict passes" \
 		"$top/build/bin/kfdtrace" check \
 		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \

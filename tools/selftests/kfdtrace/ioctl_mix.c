@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A known mix of amdkfd- and userptr_emu-numbered ioctls, on /dev/null
- * where each fails harmlessly (ENOTTY), for kfdtrace's host test. The
- * counts are fixed here and in ioctl-mix.test.sh; two ioctls of other
- * types must not be counted. No stdio: strace -c must see exactly these.
+ * A known mix of amdkfd- and userptr_emu-numbered ioctls, on FILE
+ * (default /dev/null, where each fails harmlessly with ENOTTY), for
+ * kfdtrace's tests: on /dev/null none is the devices' (not_device), on
+ * /dev/userptr_emu the emulated device's are (host and guest tests). The
+ * counts are fixed here and in the tests; two ioctls of other types must
+ * not be counted. No stdio: strace -c must see exactly these.
+ *
+ *   ioctl_mix [FILE]
  */
 #include <fcntl.h>
 #include <linux/kd.h>
@@ -21,7 +25,7 @@ static void repeat(int fd, int n, unsigned long cmd, void *arg)
 		ioctl(fd, cmd, arg);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args alloc = { .size = 4096 };
 	struct kfd_ioctl_alloc_memory_of_gpu_batch_args batch = { .num_ranges = 4096 };
@@ -29,7 +33,7 @@ int main(void)
 	struct kfd_ioctl_get_version_args version = { 0 };
 	struct termios tio;
 	char led;
-	int fd = open("/dev/null", O_RDWR);
+	int fd = open(argc > 1 ? argv[1] : "/dev/null", O_RDWR);
 
 	if (fd < 0)
 		return 1;
