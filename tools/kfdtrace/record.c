@@ -335,10 +335,9 @@ static __u32 sysfs_dev(const char *path, char *text, size_t len)
 	return major << 20 | minor;
 }
 
-/* the system's pid limit: the follow map holds as many processes */
-static __u32 system_pid_max(void)
+static unsigned int read_sysctl(const char *path)
 {
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	FILE *f = fopen(path, "r");
 	unsigned int n = 0;
 
 	if (f) {
@@ -346,7 +345,23 @@ static __u32 system_pid_max(void)
 			n = 0;
 		fclose(f);
 	}
-	return n ? n : 4194304;	/* PID_MAX_LIMIT on 64-bit */
+	return n;
+}
+
+/*
+ * The most processes that can be alive at once, so that the follow map
+ * cannot be full: no more than pids (pid_max) nor than threads
+ * (threads-max, which scales with RAM: some 190000 with 24 GiB, where
+ * pid_max is often 4194304 and its hash table's buckets would take 64 MiB).
+ */
+static __u32 system_process_max(void)
+{
+	unsigned int pids = read_sysctl("/proc/sys/kernel/pid_max");
+	unsigned int threads = read_sysctl("/proc/sys/kernel/threads-max");
+
+	if (!pids)
+		pids = 4194304;	/* PID_MAX_LIMIT on 64-bit */
+	return threads && threads < pids ? threads : pids;
 }
 
 /*
@@ -371,7 +386,7 @@ static void set_rodata(struct kfdtrace_bpf *skel, const struct kt_record_opts *o
 		skel->rodata->emu_cmds[_IOC_NR(d->cmd)] = d->cmd;
 	/* a map of one entry where nothing is filtered: it is not used */
 	if (tgid)
-		follow_max = o->debug_follow_max ? o->debug_follow_max : system_pid_max();
+		follow_max = o->debug_follow_max ? o->debug_follow_max : system_process_max();
 	bpf_map__set_max_entries(skel->maps.follow, follow_max ? follow_max : 1);
 	r->follow_max = follow_max;
 	if (o->debug_rows_max)
