@@ -87,10 +87,10 @@ static int cmp_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int upr_validate(const struct upr_range *ranges, unsigned int n,
-		 uint64_t page_size, uint64_t *total)
+/* each range on its own, and their total; not whether they overlap */
+static int validate_each(const struct upr_range *ranges, unsigned int n,
+			 uint64_t page_size, uint64_t *total)
 {
-	struct upr_range *sorted;
 	uint64_t sum = 0;
 	unsigned int i;
 
@@ -111,7 +111,16 @@ int upr_validate(const struct upr_range *ranges, unsigned int n,
 			return fail(-EOVERFLOW, "the sizes add up to more than 2^64");
 		sum += r->size;
 	}
-	/* overlap: neighbours in address order */
+	*total = sum;
+	return 0;
+}
+
+/* ranges that overlap, found between neighbours in address order */
+static int validate_overlap(const struct upr_range *ranges, unsigned int n)
+{
+	struct upr_range *sorted;
+	unsigned int i;
+
 	sorted = malloc(n * sizeof(*sorted));
 	if (!sorted)
 		return fail(-ENOMEM, "out of memory");
@@ -129,9 +138,21 @@ int upr_validate(const struct upr_range *ranges, unsigned int n,
 		}
 	}
 	free(sorted);
-	if (total)
-		*total = sum;
 	return 0;
+}
+
+int upr_validate(const struct upr_range *ranges, unsigned int n,
+		 uint64_t page_size, uint64_t *total)
+{
+	uint64_t sum;
+	int ret;
+
+	ret = validate_each(ranges, n, page_size, &sum);
+	if (!ret)
+		ret = validate_overlap(ranges, n);
+	if (!ret && total)
+		*total = sum;
+	return ret;
 }
 
 unsigned int upr_coalesce(struct upr_range *ranges, unsigned int n)
@@ -455,7 +476,7 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 	uint64_t total, off;
 	int ret;
 
-	ret = upr_validate(ranges, n, dev->page_size, &total);
+	ret = validate_each(ranges, n, dev->page_size, &total);
 	if (ret)
 		return ret;
 	if (va & (dev->page_size - 1))
@@ -475,6 +496,21 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 		r = copy;
 	}
 	calls = batch ? upr_split_calls(n, dev->cap) : n;
+	/*
+	 * Overlap: the kernel finds it within one batch ioctl (-EINVAL), so a
+	 * single ioctl leaves the check to it, and sorting is done once, not
+	 * twice (in userspace, with a comparison callback, it cost more than
+	 * the kernel's whole registration of thousands of ranges). Ranges
+	 * spread over several ioctls are checked here, as no ioctl sees them
+	 * all.
+	 */
+	if (calls > 1) {
+		ret = validate_overlap(r, n);
+		if (ret) {
+			free(copy);
+			return ret;
+		}
+	}
 	a = calloc(1, sizeof(*a) + calls * sizeof(a->handles[0]));
 	if (!a) {
 		free(copy);
@@ -499,6 +535,12 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 			cnt = 1;
 			size = r[i].size;
 			ret = do_alloc(dev, &r[i], a->va + off, flags, &a->handles[i]);
+		}
+		/* the kernel refused one batch: name the overlap if it was one */
+		if (ret == -EINVAL && calls == 1 && validate_overlap(r, n)) {
+			free(a);
+			free(copy);
+			return -EINVAL;
 		}
 		if (ret) {
 			fail(ret, "%s of range%s %u%s at device %#llx: %s",
