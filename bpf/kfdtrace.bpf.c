@@ -174,6 +174,7 @@ struct {
  * takes such a pointer as possibly NULL (6.12), so each is checked once.
  */
 struct drm_userptr_batch___kt {
+	struct mm_struct *mm;
 	__u64 id;
 	unsigned int nranges;
 } __attribute__((preserve_access_index));
@@ -286,8 +287,8 @@ static __always_inline __u64 fn_exit(enum kt_fn fn)
 	return ns;
 }
 
-static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret,
-				 __u32 arg)
+static __always_inline void emit_mm(__u32 type, __u64 batch, __u32 index, __s32 ret,
+				    __u32 arg, __u64 mm)
 {
 	struct kt_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	__u64 flags = BPF_RB_NO_WAKEUP;
@@ -302,9 +303,22 @@ static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret
 	e->index = index;
 	e->ret = ret;
 	e->arg = arg;
+	e->mm = mm;
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= KT_WAKEUP_BYTES)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
+}
+
+static __always_inline void emit(__u32 type, __u64 batch, __u32 index, __s32 ret,
+				 __u32 arg)
+{
+	emit_mm(type, batch, index, ret, arg, 0);
+}
+
+/* the process of a batch, for amdgpu's rules (quiesce and resume take an mm) */
+static __always_inline __u64 batch_mm(const struct drm_userptr_batch___kt *batch)
+{
+	return (__u64)(unsigned long)BPF_CORE_READ(batch, mm);
 }
 
 /*
@@ -668,7 +682,7 @@ int BPF_PROG(kt_destroy, const struct drm_userptr_batch___kt *batch)
 	if (!bpf_map_delete_elem(&evicted_at, &id))
 		__sync_fetch_and_add(&evicted_pending, -1);
 	bpf_map_delete_elem(&touched, &id);
-	emit(KT_EV_DESTROY, id, 0, 0, 0);
+	emit_mm(KT_EV_DESTROY, id, 0, 0, 0, batch_mm(batch));
 	return 0;
 }
 
@@ -688,7 +702,7 @@ int BPF_PROG(kt_refault, const struct drm_userptr_batch___kt *batch,
 		count(KT_REFAULT_ERRORS, 1);
 	hist_add(KT_H_REFAULT, ns);
 	if (batch && is_touched(batch->id))
-		emit(KT_EV_FAULT, batch->id, index, ret, 0);
+		emit_mm(KT_EV_FAULT, batch->id, index, ret, 0, batch_mm(batch));
 	return 0;
 }
 
@@ -705,7 +719,7 @@ int BPF_PROG(kt_invalidate, const struct drm_userptr_batch___kt *batch,
 	ev = range->event;
 	id = batch->id;
 	touch(id);
-	emit(KT_EV_INVAL, id, index, 0, ev);
+	emit_mm(KT_EV_INVAL, id, index, 0, ev, batch_mm(batch));
 	if (ev < KT_NR_EVENTS) {
 		v = bpf_map_lookup_elem(&inval_events, &ev);
 		if (v)
@@ -743,7 +757,7 @@ int BPF_PROG(kt_evict, const struct drm_userptr_batch___kt *batch,
 		else if (err != -EEXIST)
 			count(KT_LOST_EVICTED, 1);
 	}
-	emit(KT_EV_EVICT, id, index, 0, 0);
+	emit_mm(KT_EV_EVICT, id, index, 0, 0, batch_mm(batch));
 	return 0;
 }
 
@@ -834,10 +848,24 @@ int BPF_KRETPROBE(kt_amdgpu_restore_exit)
 	return 0;
 }
 
+/*
+ * The eviction verdict's amdgpu events: the process's queues stopped
+ * (quiesce, on a userptr BO's first eviction, batch or not) and started
+ * again (resume, at the end of a restore), by process (mm). Rare: always
+ * sent.
+ */
+SEC("kprobe/kgd2kfd_quiesce_mm")
+int BPF_KPROBE(kt_amdgpu_quiesce, struct mm_struct *mm, __u32 trigger)
+{
+	emit_mm(KT_EV_AMDGPU_QUIESCE, 0, 0, 0, trigger, (__u64)(unsigned long)mm);
+	return 0;
+}
+
 SEC("kprobe/kgd2kfd_resume_mm")
-int BPF_KPROBE(kt_amdgpu_resume)
+int BPF_KPROBE(kt_amdgpu_resume, struct mm_struct *mm)
 {
 	count(KT_AMDGPU_RESUMES, 1);
+	emit_mm(KT_EV_AMDGPU_RESUME, 0, 0, 0, 0, (__u64)(unsigned long)mm);
 	return 0;
 }
 

@@ -141,6 +141,8 @@ enum kt_ev_type {
 	KT_EV_EMU_EVICT,	/* index, arg: handle */
 	KT_EV_EMU_RESTORE,	/* ret, arg: still evicted */
 	KT_EV_EMU_ACCESS,	/* ret, arg: handle */
+	KT_EV_AMDGPU_QUIESCE,	/* mm, arg: trigger (kgd2kfd_quiesce_mm()) */
+	KT_EV_AMDGPU_RESUME,	/* mm (kgd2kfd_resume_mm()) */
 };
 
 struct kt_event {
@@ -150,6 +152,7 @@ struct kt_event {
 	__u32 index;
 	__s32 ret;
 	__u32 arg;
+	__u64 mm;	/* the process (its mm_struct): the helper's and amdgpu's events */
 };
 
 #endif /* __KFDTRACE_H */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "main.h"
 
 /*
@@ -133,7 +134,8 @@ static int check_status(const struct kt_run *r, bool ignore_status)
 }
 
 static const char check_doc[] =
-"Check assertions over a recording (FILE.json) or over CMD, traced on the spot.\n"
+"Check assertions over a recording (FILE: record's JSON, or record -w's events,\n"
+"replayed) or over CMD, traced on the spot.\n"
 "\n"
 "EXPR is PATH OP VALUE: PATH a field of the JSON (nested keys joined by '.',\n"
 "array elements by their index), OP one of == != < <= > >=, VALUE a number or\n"
@@ -253,7 +255,14 @@ int do_check(int argc, char **argv)
 			return KT_EXIT_ERROR;
 		}
 	}
-	if (a.file) {
+	if (a.file && kt_evfile_is(a.file)) {
+		/* record -w's events: replayed as report does */
+		doc = NULL;
+		if (kt_evfile_replay(a.file, &r, err, sizeof(err)))
+			fprintf(stderr, "kfdtrace check: %s\n", err);
+		else if (!(doc = kt_report_json(&r)))
+			fprintf(stderr, "kfdtrace check: out of memory\n");
+	} else if (a.file) {
 		doc = kt_doc_load(a.file, err, sizeof(err));
 		if (!doc)
 			fprintf(stderr, "kfdtrace check: %s\n", err);

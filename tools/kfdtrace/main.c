@@ -8,10 +8,12 @@
  *
  *   kfdtrace record [OPTIONS] [-- CMD...]       record.c
  *   kfdtrace compare [OPTIONS] BASE.json NEW.json  compare.c
- *   kfdtrace check [OPTIONS] --expect EXPR... (FILE.json | -- CMD...)  check.c
+ *   kfdtrace check [OPTIONS] --expect EXPR... (FILE | -- CMD...)  check.c
+ *   kfdtrace report [-o FILE.json] EVENTS        replay.c
  *
  * report.c writes a recording (text and JSON), doc.c reads the JSON back,
- * verdict.c judges the eviction events.
+ * verdict.c judges the eviction events, events.c writes and replays
+ * record -w's events file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +56,7 @@ static const struct {
 	{ "record", do_record, "kfdtrace record" },
 	{ "compare", do_compare, "kfdtrace compare" },
 	{ "check", do_check, "kfdtrace check" },
+	{ "report", do_report, "kfdtrace report" },
 };
 
 static const char doc[] =
@@ -63,6 +66,7 @@ static const char doc[] =
 "  record   trace a command (after --), a process (-p) or the system; report\n"
 "  compare  two recordings side by side; --threshold gates a regression\n"
 "  check    assertions over a recording, or over a command traced on the spot\n"
+"  report   the report of record -w's events file, replayed anywhere\n"
 "\n"
 "kfdtrace COMMAND -h shows a command's options. docs/kfdtrace.md has the\n"
 "JSON's fields.\n";
@@ -95,7 +99,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (!a->cmd_index)
-			argp_error(state, "no command (record, compare, check)");
+			argp_error(state, "no command (record, compare, check, report)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -132,7 +136,7 @@ int main(int argc, char **argv)
 		argv[a.cmd_index] = (char *)cmds[c].prog;
 		return cmds[c].fn(argc - a.cmd_index, argv + a.cmd_index);
 	}
-	fprintf(stderr, "kfdtrace: unknown command \"%s\" (record, compare, check)\n",
+	fprintf(stderr, "kfdtrace: unknown command \"%s\" (record, compare, check, report)\n",
 		argv[a.cmd_index]);
 	return KT_EXIT_ERROR;
 }

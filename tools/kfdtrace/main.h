@@ -8,6 +8,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "report.h"
@@ -25,6 +26,7 @@ struct kt_record_opts {
 	bool all_probes;	/* -a */
 	char **cmd;		/* the command after "--", NULL for none */
 	int out_fd;		/* -o, opened before the run; -1 for none */
+	FILE *events;		/* -w, opened before the run; NULL for none */
 	/* hidden, for tests: the follow map's and the process table's sizes */
 	unsigned int debug_follow_max;
 	unsigned int debug_rows_max;
@@ -57,5 +59,6 @@ int kt_parse_count(const char *arg, struct argp_state *state);
 int do_record(int argc, char **argv);
 int do_compare(int argc, char **argv);
 int do_check(int argc, char **argv);
+int do_report(int argc, char **argv);
 
 #endif /* __KFDTRACE_MAIN_H */

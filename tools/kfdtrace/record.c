@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "kfdtrace.skel.h"
+#include "events.h"
 #include "main.h"
 
 /* after the deadline's SIGTERM, the command has this long before SIGKILL */
@@ -72,6 +73,7 @@ static const struct prog_info progs[] = {
 	  "amdgpu:amdgpu_amdkfd_restore_userptr_worker" },
 	{ "kt_amdgpu_restore_exit", KT_G_AMDGPU, 0,
 	  "amdgpu:amdgpu_amdkfd_restore_userptr_worker" },
+	{ "kt_amdgpu_quiesce", KT_G_AMDGPU, 0, "amdgpu:kgd2kfd_quiesce_mm" },
 	{ "kt_amdgpu_resume", KT_G_AMDGPU, 0, "amdgpu:kgd2kfd_resume_mm" },
 };
 
@@ -614,13 +616,42 @@ static void print_probe_cost(struct kfdtrace_bpf *skel)
 		ns / 1e3, runs ? (double)ns / runs : 0.0);
 }
 
+/* where the ring buffer's events go: the verdict, and -w's file */
+struct kt_sink {
+	struct kt_verdict *vd;
+	FILE *file;
+	int err;		/* the file's first write error */
+	__u64 lost;		/* the probes' dropped events, as last marked */
+};
+
 static int on_event(void *ctx, void *data, size_t len)
 {
-	struct kt_verdict *vd = ctx;
+	struct kt_sink *k = ctx;
 
-	if (len >= sizeof(struct kt_event))
-		kt_verdict_event(vd, data);
+	if (len < sizeof(struct kt_event))
+		return 0;
+	kt_verdict_event(k->vd, data);
+	if (k->file && !k->err)
+		k->err = kt_evfile_event(k->file, data);
 	return 0;
+}
+
+/*
+ * -w: a mark in the stream where the probes' count of dropped events grew,
+ * so that a replay knows the events around it are not all there
+ */
+static void mark_lost(struct kfdtrace_bpf *skel, struct kt_sink *k)
+{
+	__u32 key = KT_EVENTS_LOST;
+	__u64 n;
+
+	if (!k->file || k->err ||
+	    bpf_map_lookup_elem(bpf_map__fd(skel->maps.counts), &key, &n) || n <= k->lost)
+		return;
+	k->lost = n;
+	k->err = kt_evfile_lost(k->file, n);
+	if (!k->err && fflush(k->file))
+		k->err = -errno;
 }
 
 static double now(void)
@@ -698,8 +729,10 @@ static pid_t start_child(char **cmd, int go[2], int exec_err[2])
 
 int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 {
+	struct kt_sink sink = { .file = o->events };
 	struct kfdtrace_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
+	__u64 end_ns;
 	int go[2] = { -1, -1 }, exec_err[2] = { -1, -1 }, stats_fd = -1, err, i;
 	int handled = 0, status;
 	double start, next, kill_at = 0;
@@ -748,6 +781,15 @@ int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 	err = attach_all(skel, r->live);
 	if (err)
 		goto out_skel;
+	r->verdict.amdgpu = r->live[KT_G_AMDGPU];
+	sink.vd = &r->verdict;
+	if (sink.file) {
+		err = kt_evfile_begin(sink.file, r->live);
+		if (err) {
+			fprintf(stderr, "kfdtrace: writing the events: %s\n", strerror(-err));
+			goto out_skel;
+		}
+	}
 	if (o->probe_cost) {
 		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (stats_fd < 0) {
@@ -757,7 +799,7 @@ int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 			goto out_skel;
 		}
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &r->verdict, NULL);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &sink, NULL);
 	if (!rb) {
 		err = -errno;
 		fprintf(stderr, "kfdtrace: cannot open the event ring buffer\n");
@@ -824,13 +866,24 @@ int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 		 * poll when the command exits.
 		 */
 		ring_buffer__poll(rb, KT_POLL_MS);
+		mark_lost(skel, &sink);
+		if (sink.file && !sink.err && fflush(sink.file))
+			sink.err = -errno;
 	}
 	r->seconds = now() - start;
 	ring_buffer__consume(rb);
-	kt_verdict_finish(&r->verdict, (__u64)(now() * 1e9));
+	mark_lost(skel, &sink);
+	end_ns = (__u64)(now() * 1e9);
+	kt_verdict_finish(&r->verdict, end_ns);
 	err = read_maps(skel, r);
 	if (err)
 		goto out_skel;
+	if (sink.file && !sink.err)
+		sink.err = kt_evfile_end(sink.file, r, end_ns);
+	if (sink.err) {
+		fprintf(stderr, "kfdtrace: writing the events: %s\n", strerror(-sink.err));
+		err = sink.err;
+	}
 	if (exec_err[0] >= 0 &&
 	    read(exec_err[0], &r->exec_errno, sizeof(r->exec_errno)) != sizeof(r->exec_errno))
 		r->exec_errno = 0;
@@ -893,13 +946,16 @@ static const char record_doc[] =
 "\n"
 "Examples:\n"
 "  kfdtrace record -o batch.json -- ./workload --batch\n"
-"  kfdtrace record -d 10 -p 1234\n";
+"  kfdtrace record -d 10 -p 1234\n"
+"  kfdtrace record -w run.events -- ./workload; kfdtrace report run.events\n";
 
 static const struct argp_option record_opts[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process and its forks" },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (CMD is sent SIGTERM)" },
 	{ "interval", 'i', "SECONDS", 0, "Print the report every SECONDS while tracing" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON to FILE" },
+	{ "write-events", 'w', "EVENTS", 0,
+	  "Write every event to EVENTS as the run goes, for kfdtrace report" },
 	{ "probe-cost", 'c', NULL, 0, "Print each probe's runs and run time (stderr)" },
 	{ "all-probes", 'a', NULL, 0,
 	  "Probe hmm_range_fault and the notifiers even where the helper's tracepoints are" },
@@ -915,6 +971,7 @@ static const struct argp_option record_opts[] = {
 struct record_args {
 	struct kt_record_opts o;
 	const char *out;
+	const char *events;
 };
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
@@ -933,6 +990,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'o':
 		a->out = arg;
+		break;
+	case 'w':
+		a->events = arg;
 		break;
 	case 'c':
 		a->o.probe_cost = true;
@@ -999,9 +1059,23 @@ int do_record(int argc, char **argv)
 		if (a.o.out_fd < 0)
 			return KT_EXIT_ERROR;
 	}
+	if (a.events) {
+		a.o.events = kt_evfile_create(a.events);
+		if (!a.o.events) {
+			if (a.o.out_fd >= 0)
+				close(a.o.out_fd);
+			if (created)
+				unlink(a.out);
+			return KT_EXIT_ERROR;
+		}
+	}
 	err = kt_record(&a.o, &r);
 	if (a.o.out_fd >= 0 && close(a.o.out_fd) && !err) {
 		fprintf(stderr, "kfdtrace: %s: %s\n", a.out, strerror(errno));
+		err = -EIO;
+	}
+	if (a.o.events && fclose(a.o.events) && !err) {
+		fprintf(stderr, "kfdtrace: %s: %s\n", a.events, strerror(errno));
 		err = -EIO;
 	}
 	if (err && created)

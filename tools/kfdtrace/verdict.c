@@ -20,6 +20,27 @@
  *            end no live batch is still evicted (one evicted less than a
  *            second before the end is in flight, not counted).
  *
+ * amdgpu (its probes live) stops a process's queues on the first
+ * eviction of its userptr BOs (kgd2kfd_quiesce_mm(), from the helper's
+ * invalidate callback for a batch) and starts them again once its restore
+ * worker has faulted and committed them (kgd2kfd_resume_mm()); its device
+ * accesses cannot be seen, so its rules are over the process (mm), the
+ * queues standing for the accesses:
+ *
+ *  evict     a range that became invalid while its process's queues ran
+ *            gets amdgpu's quiesce of that process before the range is
+ *            faulted again, the queues resume or the trace ends (one
+ *            evicted less than a second before the end is in flight);
+ *  quiesce   the queues resume only after a quiesce (once the process's
+ *            state is known: a resume before any quiesce seen may answer
+ *            one from before the trace);
+ *  commit    when the queues resume (the last quiesce answered), no range
+ *            of the process's batches has its last invalidation after its
+ *            last fault (not failed): it would run on stale pages;
+ *  restore   at the end no process with a live batch has been quiesced for
+ *            more than a second.
+ *
+ * The emulated device's batches (those it evicted) are its rules' alone.
  * A freed batch (destroy) drops its state: freed and unmapped ranges are
  * not expected to be restored.
  */
@@ -34,14 +55,26 @@ struct kt_vrange {
 	__u64 fault_ts, inval_ts;
 	bool fault_failed;	/* the last fault failed: the range stays unmapped */
 	bool evict_pending;
+	bool amd_pending;	/* evicted while its process ran: amdgpu must quiesce */
+	__u64 amd_evict_ts;
 };
 
 struct kt_vbatch {
 	__u64 id;
 	bool used, dead, dev_evicted;
+	bool emu;		/* the emulated device's: not judged by amdgpu's rules */
 	__u64 dev_evicted_ts;
+	__u64 mm;		/* its process, 0 when not known */
 	unsigned int nranges;
 	struct kt_vrange *r;
+};
+
+/* amdgpu's view of a process: its queues stopped (depth) or running */
+struct kt_vproc {
+	__u64 mm;
+	unsigned int depth;	/* quiesces not yet resumed */
+	bool known;		/* a quiesce seen: a resume at depth 0 is wrong */
+	__u64 quiesce_ts;	/* the quiesce that stopped the queues */
 };
 
 int kt_verdict_init(struct kt_verdict *vd)
@@ -105,6 +138,24 @@ static struct kt_vrange *get_range(struct kt_vbatch *b, unsigned int index)
 	return &b->r[index];
 }
 
+static struct kt_vproc *get_proc(struct kt_verdict *vd, __u64 mm)
+{
+	struct kt_vproc *p;
+	unsigned int i;
+
+	for (i = 0; i < vd->nprocs; i++)
+		if (vd->procs[i].mm == mm)
+			return &vd->procs[i];
+	p = realloc(vd->procs, (vd->nprocs + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	vd->procs = p;
+	p = &p[vd->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->mm = mm;
+	return p;
+}
+
 static void violate(struct kt_verdict *vd, __u64 ts, __u64 batch, int range,
 		    const char *rule, const char *what)
 {
@@ -165,25 +216,123 @@ static void on_restore(struct kt_verdict *vd, struct kt_vbatch *b, const struct 
 	b->dev_evicted = false;
 }
 
+/* a batch amdgpu's rules judge: amdgpu live, its process known, not the device's */
+static bool amd_batch(const struct kt_verdict *vd, const struct kt_vbatch *b)
+{
+	return vd->amdgpu && b->mm && !b->emu && !b->dead;
+}
+
+/* a range evicted while its process ran, and never quiesced: once each */
+static void amd_unanswered(struct kt_verdict *vd, struct kt_vbatch *b, unsigned int i,
+			   __u64 ts, const char *when)
+{
+	char what[96];
+
+	if (!b->r[i].amd_pending)
+		return;
+	b->r[i].amd_pending = false;
+	snprintf(what, sizeof(what), "amdgpu did not quiesce the process after the range's eviction, %s",
+		 when);
+	violate(vd, ts, b->id, i, "evict", what);
+}
+
+static void on_quiesce(struct kt_verdict *vd, const struct kt_event *e)
+{
+	struct kt_vproc *p = get_proc(vd, e->mm);
+	unsigned int i, j;
+
+	vd->evictions++;
+	if (!p)
+		return;
+	if (!p->depth++)
+		p->quiesce_ts = e->ts;
+	p->known = true;
+	for (i = 0; i < vd->nbuckets; i++) {
+		struct kt_vbatch *b = &vd->batches[i];
+
+		if (b->used && b->mm == e->mm)
+			for (j = 0; j < b->nranges; j++)
+				b->r[j].amd_pending = false;
+	}
+}
+
+static void on_resume(struct kt_verdict *vd, const struct kt_event *e)
+{
+	struct kt_vproc *p = get_proc(vd, e->mm);
+	unsigned int i, j;
+
+	vd->restores++;
+	if (!p)
+		return;
+	if (!p->depth) {
+		if (p->known)
+			violate(vd, e->ts, 0, -1, "quiesce",
+				"amdgpu resumed a process whose queues were not quiesced");
+		p->known = true;
+		return;
+	}
+	if (--p->depth)
+		return;
+	for (i = 0; i < vd->nbuckets; i++) {
+		struct kt_vbatch *b = &vd->batches[i];
+
+		if (!b->used || b->mm != e->mm || !amd_batch(vd, b))
+			continue;
+		for (j = 0; j < b->nranges; j++) {
+			struct kt_vrange *r = &b->r[j];
+
+			amd_unanswered(vd, b, j, e->ts, "before the queues resumed");
+			if (!r->fault_failed && r->inval_ts > r->fault_ts)
+				violate(vd, e->ts, b->id, j, "commit",
+					"amdgpu resumed the queues with pages faulted before the range's last invalidation");
+		}
+	}
+}
+
+/* whether amdgpu has @b's process quiesced */
+static bool amd_quiesced(struct kt_verdict *vd, const struct kt_vbatch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < vd->nprocs; i++)
+		if (vd->procs[i].mm == b->mm)
+			return vd->procs[i].depth > 0;
+	return false;
+}
+
 void kt_verdict_event(struct kt_verdict *vd, const struct kt_event *e)
 {
-	struct kt_vbatch *b = get_batch(vd, e->batch);
+	struct kt_vbatch *b;
 	struct kt_vrange *r;
 
-	if (!b)
-		return;
 	if (!vd->events++)
 		vd->first_ts = e->ts;
+	if (e->type == KT_EV_AMDGPU_QUIESCE) {
+		on_quiesce(vd, e);
+		return;
+	}
+	if (e->type == KT_EV_AMDGPU_RESUME) {
+		on_resume(vd, e);
+		return;
+	}
+	b = get_batch(vd, e->batch);
+	if (!b)
+		return;
+	if (e->mm && !b->dead)
+		b->mm = e->mm;
 	switch (e->type) {
 	case KT_EV_DESTROY:
 		b->dead = true;
 		b->dev_evicted = false;
+		b->mm = 0;
 		free(b->r);
 		b->r = NULL;
 		b->nranges = 0;
 		break;
 	case KT_EV_FAULT:
 		r = get_range(b, e->index);
+		if (r && amd_batch(vd, b))
+			amd_unanswered(vd, b, e->index, e->ts, "before it was faulted again");
 		if (r) {
 			r->fault_ts = e->ts;
 			r->fault_failed = e->ret != 0;
@@ -199,13 +348,20 @@ void kt_verdict_event(struct kt_verdict *vd, const struct kt_event *e)
 		r = get_range(b, e->index);
 		if (r && !b->dev_evicted)
 			r->evict_pending = true;
+		if (r && amd_batch(vd, b) && !amd_quiesced(vd, b) && !r->amd_pending) {
+			r->amd_pending = true;
+			r->amd_evict_ts = e->ts;
+		}
 		break;
 	case KT_EV_EMU_EVICT:
 		vd->evictions++;
 		b->dev_evicted = true;
 		b->dev_evicted_ts = e->ts;
-		for (unsigned int i = 0; i < b->nranges; i++)
+		b->emu = true;
+		for (unsigned int i = 0; i < b->nranges; i++) {
 			b->r[i].evict_pending = false;
+			b->r[i].amd_pending = false;
+		}
 		break;
 	case KT_EV_EMU_RESTORE:
 		on_restore(vd, b, e);
@@ -218,17 +374,39 @@ void kt_verdict_event(struct kt_verdict *vd, const struct kt_event *e)
 	}
 }
 
+#define KT_IN_FLIGHT_NS	1000000000ULL	/* an eviction this close to the end */
+
 void kt_verdict_finish(struct kt_verdict *vd, __u64 now_ns)
 {
-	unsigned int i;
+	unsigned int i, j;
 
 	for (i = 0; i < vd->nbuckets; i++) {
 		struct kt_vbatch *b = &vd->batches[i];
 
 		if (b->used && !b->dead && b->dev_evicted &&
-		    now_ns - b->dev_evicted_ts > 1000000000ULL)
+		    now_ns - b->dev_evicted_ts > KT_IN_FLIGHT_NS)
 			violate(vd, b->dev_evicted_ts, b->id, -1, "restore",
 				"still evicted at the end of the trace");
+		if (!b->used || !amd_batch(vd, b))
+			continue;
+		for (j = 0; j < b->nranges; j++)
+			if (b->r[j].amd_pending &&
+			    now_ns - b->r[j].amd_evict_ts > KT_IN_FLIGHT_NS)
+				amd_unanswered(vd, b, j, b->r[j].amd_evict_ts,
+					       "by the end of the trace");
+	}
+	for (i = 0; i < vd->nprocs; i++) {
+		struct kt_vproc *p = &vd->procs[i];
+		bool live = false;
+
+		if (!p->depth || now_ns - p->quiesce_ts <= KT_IN_FLIGHT_NS)
+			continue;
+		for (j = 0; j < vd->nbuckets && !live; j++)
+			live = vd->batches[j].used && amd_batch(vd, &vd->batches[j]) &&
+			       vd->batches[j].mm == p->mm;
+		if (live)
+			violate(vd, p->quiesce_ts, 0, -1, "restore",
+				"amdgpu's queues of a process with live batches still quiesced at the end of the trace");
 	}
 }
 
@@ -308,4 +486,7 @@ void kt_verdict_free(struct kt_verdict *vd)
 		free(vd->batches[i].r);
 	free(vd->batches);
 	vd->batches = NULL;
+	free(vd->procs);
+	vd->procs = NULL;
+	vd->nprocs = 0;
 }

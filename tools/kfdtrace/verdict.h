@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The eviction-correctness verdict: rules checked over the ordered events
- * of the batch helper and the emulated device (see verdict.c).
+ * of the batch helper, the emulated device and amdgpu (see verdict.c).
  */
 #ifndef __KFDTRACE_VERDICT_H
 #define __KFDTRACE_VERDICT_H
@@ -24,9 +24,15 @@ struct kt_violation {
 	char what[96];
 };
 
+struct kt_vproc;
+
 struct kt_verdict {
 	struct kt_vbatch *batches;	/* open hash by batch id */
 	unsigned int nbuckets, nbatches;
+	/* amdgpu's probes were live: its rules apply (set before the events) */
+	bool amdgpu;
+	struct kt_vproc *procs;		/* amdgpu's processes, by mm */
+	unsigned int nprocs;
 	__u64 events, evictions, restores, accesses, first_ts;
 	__u64 nviolations;
 	struct kt_violation v[KT_MAX_VIOLATIONS];
