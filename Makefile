@@ -34,7 +34,7 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 
 BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
-	$(BIN)/kfdtrace_json_test $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl \
+	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz
 
@@ -112,6 +112,11 @@ $(BIN)/kfdtrace_json_test: tools/selftests/kfdtrace/json_test.c $(KFDTRACE_JSON_
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Ibpf -Ikernel/userptr-emu $< $(KFDTRACE_JSON_SRC) -o $@ \
 		-ljansson -lm
+
+# synthetic events files (record -w's format) for the replay tests
+$(BIN)/kfdtrace_evstream: tools/selftests/kfdtrace/evstream.c $(KFDTRACE_HDR) bpf/kfdtrace.h
+	@mkdir -p $(BIN)
+	$(CC) $(TOOL_CFLAGS) -Itools/kfdtrace $< -o $@
 
 $(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c kernel/userptr-emu/userptr_emu_uapi.h \
 		  $(KHDR)/linux/kfd_ioctl.h

@@ -433,6 +433,9 @@ void kt_verdict_print(FILE *f, const struct kt_verdict *vd, __u64 lost)
 	if (lost)
 		fprintf(f, ", %llu updates or events lost: lost.*", (unsigned long long)lost);
 	fprintf(f, ")\n");
+	/* a lost event (a restore, say) may be all that makes these violations */
+	if (lost && vd->nviolations)
+		fprintf(f, "  not judged, seen on partial data:\n");
 	for (i = 0; i < vd->nviolations && i < KT_MAX_VIOLATIONS; i++) {
 		const struct kt_violation *v = &vd->v[i];
 

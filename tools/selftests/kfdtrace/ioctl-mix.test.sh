@@ -23,10 +23,6 @@ mkdir -p "$out"
 # the JSON reader and writer that record, compare and check use (no root needed)
 "$bin/kfdtrace_json_test" || TAP_FAILED=$((TAP_FAILED + 1))
 
-if [ "$(id -u)" -ne 0 ]; then
-	tap_skip "kfdtrace on the host" "needs root to load BPF programs"
-	exit 0
-fi
 kt() { "$bin/kfdtrace" "$@"; }
 
 # expect_out NAME WANT_STATUS ERE CMD...: CMD exits WANT_STATUS and a line
@@ -54,8 +50,91 @@ json_is() {
 	fi
 }
 
+# --- record -w's events files, replayed by report and check (no root
+# needed): synthetic streams of amdgpu's quiesce and resume and the
+# helper's events (kfdtrace_evstream), a correct order and each of
+# amdgpu's rules broken by one injected ordering bug
+evs=$bin/kfdtrace_evstream
+# replay_verdict NAME SCENARIO WANT_VERDICT WANT_RULE WANT_CHECK_STATUS
+replay_verdict() {
+	local name=$1 sc=$2 want=$3 rule=$4 wst=$5 f=$out/$2.events got rc=0
+	"$evs" "$sc" "$f"
+	kt report -o "$f.json" "$f" >"$f.txt" 2>&1 || rc=$?
+	got=$(jq -r '[.verdict.eviction, ([.verdict.list[].rule] | unique | join(","))] | @tsv' \
+	      "$f.json" 2>&1)
+	if [ "$rc" = 0 ] && [ "$got" = "$want"$'\t'"$rule" ]; then
+		tap_ok "$name"
+	else
+		tap_diag <"$f.txt"
+		tap_fail "$name (report exit $rc, verdict and rules \"$got\", expected \"$want	$rule\")"
+	fi
+	tap_expect_status "... check on the events file exits $wst" "$wst" \
+		kt check --expect 'verdict.eviction == "pass"' "$f"
+}
+replay_verdict "amdgpu: invalidate, quiesce, fault, resume: pass" amdgpu-pass pass "" 0
+replay_verdict "the device's batch with amdgpu live: the device's rules alone, pass" \
+	emu-pass pass "" 0
+replay_verdict "amdgpu: an eviction never quiesced before the re-fault fails [evict]" \
+	no-quiesce fail evict 1
+replay_verdict "amdgpu: a resume of running queues fails [quiesce]" \
+	resume-unquiesced fail quiesce 1
+replay_verdict "amdgpu: resumed with a range invalidated after its fault fails [commit]" \
+	stale-commit fail commit 1
+replay_verdict "amdgpu: still quiesced at the end, batch live, fails [restore]" \
+	never-resumed fail restore 1
+replay_verdict "amdgpu: the resume lost (ring buffer full): incomplete, not fail" \
+	lost-resume incomplete restore 1
+expect_out "... check on it says INCOMPLETE" 1 '^INCOMPLETE: the recording lost 1 updates' \
+	kt check --expect 'verdict.eviction == "pass"' "$out/lost-resume.events"
+expect_out "... report marks its violation not judged" 0 '^  not judged, seen on partial data:$' \
+	kt report "$out/lost-resume.events"
+"$evs" bad-version "$out/bad-version.events"
+expect_out "report: another version: a clear error, exit 2" 2 \
+	'^kfdtrace report: .*: events file version 2; this kfdtrace reads version 1$' \
+	kt report "$out/bad-version.events"
+"$evs" bad-layout "$out/bad-layout.events"
+expect_out "report: another event layout: a clear error, exit 2" 2 \
+	': recorded with another event layout \(event size 40, layout ' \
+	kt report "$out/bad-layout.events"
+head -c 100 "$out/amdgpu-pass.events" >"$out/truncated.events"
+expect_out "report: a truncated file: a clear error, exit 2" 2 \
+	': truncated at byte [0-9]+, in a record of [0-9]+ bytes$' kt report "$out/truncated.events"
+head -c 24 "$out/amdgpu-pass.events" >"$out/cut.events"
+expect_out "report: a file cut before its end record: truncated, exit 2" 2 \
+	': truncated: no end record after 0 records' kt report "$out/cut.events"
+{ head -c 24 "$out/amdgpu-pass.events"; head -c 4096 /dev/urandom; } >"$out/garbage.events"
+expect_out "report: garbage after the header: a clear error, exit 2" 2 \
+	': (corrupt record|truncated)' kt report "$out/garbage.events"
+expect_out "check: a truncated events file exits 2" 2 '^kfdtrace check: .*: truncated' \
+	kt check --expect 'ioctl.total == 0' "$out/truncated.events"
+expect_out "report: a JSON recording is not an events file, exit 2" 2 \
+	': not a kfdtrace events file' kt report "$out/amdgpu-pass.events.json"
+
+if [ "$(id -u)" -ne 0 ]; then
+	tap_skip "kfdtrace on the host" "needs root to load BPF programs"
+	exit 0
+fi
+
 tap_expect_status "record runs the command and returns its status" 0 \
 	kt record -o "$out/mix.json" -- "$bin/ioctl_mix"
+
+# a recorded events file: report prints and writes what record did
+kt record -w "$out/mix.events" -o "$out/mix-w.json" -- "$bin/ioctl_mix" \
+	>"$out/mix-w.txt" 2>/dev/null
+kt report -o "$out/mix-r.json" "$out/mix.events" >"$out/mix-r.txt" 2>&1
+if [ -s "$out/mix-w.txt" ] && cmp -s "$out/mix-w.txt" "$out/mix-r.txt" &&
+   cmp -s <(jq -S . "$out/mix-w.json") <(jq -S . "$out/mix-r.json"); then
+	tap_ok "record -w, then report: the same report and the same JSON"
+else
+	diff "$out/mix-w.txt" "$out/mix-r.txt" | tap_diag
+	diff <(jq -S . "$out/mix-w.json") <(jq -S . "$out/mix-r.json") | tap_diag
+	tap_fail "record -w, then report: the same report and the same JSON"
+fi
+tap_run "check reads the events file as the JSON: 28 not_device" \
+	kt check --expect "ioctl.not_device.calls == 28" --expect "complete == 1" "$out/mix.events"
+expect_out "record -w: a file that cannot be written fails before the run, exit 2" 2 \
+	'^kfdtrace: /nonexistent/x.events: No such file or directory$' \
+	kt record -w /nonexistent/x.events -- true
 
 # the mix, from ioctl_mix.c, on /dev/null: amdkfd's and the device's
 # numbers, but not their files, so none is theirs (not_device, in
