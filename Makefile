@@ -106,7 +106,7 @@ $(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtr
 		-lbpf -lelf -lz -ljansson -lm
 
 # the JSON reader and writer, and the verdict they carry: no BPF needed
-KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c ioctls.c)
+KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c ioctls.c events.c)
 $(BIN)/kfdtrace_json_test: tools/selftests/kfdtrace/json_test.c $(KFDTRACE_JSON_SRC) \
 			   $(KFDTRACE_HDR) bpf/kfdtrace.h | $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)

@@ -257,10 +257,13 @@ int do_check(int argc, char **argv)
 	}
 	if (a.file && kt_evfile_is(a.file)) {
 		/* record -w's events: replayed as report does */
+		err[0] = 0;
 		doc = NULL;
 		if (kt_evfile_replay(a.file, &r, err, sizeof(err)))
 			fprintf(stderr, "kfdtrace check: %s\n", err);
-		else if (!(doc = kt_report_json(&r)))
+		else
+			doc = kt_report_json(&r);
+		if (!doc && !err[0])
 			fprintf(stderr, "kfdtrace check: out of memory\n");
 	} else if (a.file) {
 		doc = kt_doc_load(a.file, err, sizeof(err));

@@ -71,7 +71,7 @@ static inline __u32 kt_evfile_layout(void)
 	__u32 h = 2166136261u;	/* FNV-1a */
 	unsigned int i;
 
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(v); i++)
 		h = (h ^ v[i]) * 16777619u;
 	return h;
 }

@@ -231,8 +231,8 @@ static void amd_unanswered(struct kt_verdict *vd, struct kt_vbatch *b, unsigned 
 	if (!b->r[i].amd_pending)
 		return;
 	b->r[i].amd_pending = false;
-	snprintf(what, sizeof(what), "amdgpu did not quiesce the process after the range's eviction, %s",
-		 when);
+	snprintf(what, sizeof(what),
+		 "amdgpu did not quiesce the process after the range's eviction, %s", when);
 	violate(vd, ts, b->id, i, "evict", what);
 }
 

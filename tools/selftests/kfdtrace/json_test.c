@@ -3,7 +3,8 @@
  * kfdtrace's JSON, without BPF: the reader (jansson) and its dotted paths,
  * each kind of error, nesting too deep for a recursive parser, the UTF-8
  * fix-up of task names, the probe group of each field, and the writer's
- * schema (every key the guest tests and docs/kfdtrace.md name).
+ * schema (every key the guest tests and docs/kfdtrace.md name), and
+ * record -w's events file written and replayed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../../kfdtrace/doc.h"
+#include "../../kfdtrace/events.h"
 #include "../../kfdtrace/report.h"
 #include "kselftest_harness.h"
 
@@ -353,6 +355,57 @@ TEST(writer_lists_violations)
 	EXPECT_EQ(-1, kt_doc_num(doc, "verdict.list.1.range"));
 	EXPECT_EQ(NULL, kt_doc_get(doc, "verdict.list.2"));
 	json_decref(doc);
+}
+
+/*
+ * record -w's file, written as record writes it and replayed as report
+ * does: the maps and rows come back, the events go through the verdict,
+ * a lost-events mark makes the replay incomplete
+ */
+TEST(events_file_round_trip)
+{
+	static const bool live[KT_G_NR] = { [KT_G_IOCTL] = true, [KT_G_HELPER] = true,
+					    [KT_G_AMDGPU] = true };
+	struct kt_proc_row row = { .key = { .tgid = 42, .class = KT_KFD_BATCH },
+				   .st = { .calls = 3, .ranges = 4096, .comm = "bench" } };
+	struct kt_event e = { .ts = 1000, .batch = 7, .type = KT_EV_EVICT, .mm = 99 };
+	struct kt_run r = { .status = 3, .stop = KT_STOP_SIGNAL, .seconds = 1.5,
+			    .rows = &row, .nrows = 1 };
+	char path[] = "/tmp/kfdtrace-evXXXXXX";
+	struct kt_run back;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	ASSERT_NE(NULL, f);
+	r.counts[KT_AMDGPU_RESUMES] = 5;
+	strcpy(r.kfd_dev, "226:0");
+	ASSERT_EQ(0, kt_evfile_begin(f, live));
+	ASSERT_EQ(0, kt_evfile_event(f, &e));
+	e.type = KT_EV_AMDGPU_QUIESCE;
+	e.ts += 10;
+	ASSERT_EQ(0, kt_evfile_event(f, &e));
+	ASSERT_EQ(0, kt_evfile_lost(f, 2));
+	ASSERT_EQ(0, kt_evfile_end(f, &r, 5000));
+	ASSERT_EQ(0, fclose(f));
+	EXPECT_TRUE(kt_evfile_is(path));
+	ASSERT_EQ(0, kt_evfile_replay(path, &back, err, sizeof(err)));
+	EXPECT_EQ(3, back.status);
+	EXPECT_EQ(KT_STOP_SIGNAL, back.stop);
+	EXPECT_EQ(1.5, back.seconds);
+	EXPECT_STREQ("226:0", back.kfd_dev);
+	EXPECT_EQ(5, back.counts[KT_AMDGPU_RESUMES]);
+	EXPECT_EQ(2, back.counts[KT_EVENTS_LOST]);	/* the mark */
+	ASSERT_EQ(1, back.nrows);
+	EXPECT_EQ(42, back.rows[0].key.tgid);
+	EXPECT_EQ(4096, back.cls[KT_KFD_BATCH].ranges);	/* summed as record does */
+	EXPECT_TRUE(back.live[KT_G_AMDGPU]);
+	EXPECT_FALSE(back.live[KT_G_EMU]);
+	EXPECT_EQ(2, back.verdict.events);
+	EXPECT_EQ(1, back.verdict.evictions);
+	EXPECT_STREQ("incomplete", kt_verdict_result(&back.verdict, kt_run_lost(&back)));
+	free(back.rows);
+	kt_verdict_free(&back.verdict);
+	unlink(path);
 }
 
 TEST_HARNESS_MAIN
