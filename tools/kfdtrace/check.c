@@ -216,12 +216,12 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (a->file || a->o.cmd)
-			argp_error(state, "FILE.json or -- CMD, not both, and only one");
+			argp_error(state, "FILE (JSON or EVENTS) or -- CMD, not both");
 		a->file = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!a->file && !a->o.cmd)
-			argp_error(state, "no FILE.json and no -- CMD");
+			argp_error(state, "no FILE (JSON or EVENTS) and no -- CMD");
 		if (!a->nexpect)
 			argp_error(state, "no --expect");
 		break;
@@ -234,8 +234,8 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 int do_check(int argc, char **argv)
 {
 	static const struct argp argp = {
-		check_opts, check_parse, "--expect EXPR... (FILE.json | -- CMD [ARGS...])",
-		check_doc,
+		check_opts, check_parse,
+		"--expect EXPR... (FILE.json | EVENTS | -- CMD [ARGS...])", check_doc,
 	};
 	struct check_args a = { .o = { .out_fd = -1, .cmd = kt_cmd } };
 	int i, ret = 0, failed = 0;

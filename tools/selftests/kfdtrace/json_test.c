@@ -378,7 +378,7 @@ TEST(events_file_round_trip)
 
 	ASSERT_NE(NULL, f);
 	r.counts[KT_AMDGPU_RESUMES] = 5;
-	strcpy(r.kfd_dev, "226:0");
+	snprintf(r.kfd_dev, sizeof(r.kfd_dev), "226:0");
 	ASSERT_EQ(0, kt_evfile_begin(f, live));
 	ASSERT_EQ(0, kt_evfile_event(f, &e));
 	e.type = KT_EV_AMDGPU_QUIESCE;
