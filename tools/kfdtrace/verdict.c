@@ -29,8 +29,8 @@
  *
  *  evict     a range that became invalid while its process's queues ran
  *            gets amdgpu's quiesce of that process before the range is
- *            faulted again, the queues resume or the trace ends (one
- *            evicted less than a second before the end is in flight);
+ *            faulted again or the trace ends (one evicted less than a
+ *            second before the end is in flight);
  *  quiesce   the queues resume only after a quiesce (once the process's
  *            state is known: a resume before any quiesce seen may answer
  *            one from before the trace);
@@ -281,7 +281,6 @@ static void on_resume(struct kt_verdict *vd, const struct kt_event *e)
 		for (j = 0; j < b->nranges; j++) {
 			struct kt_vrange *r = &b->r[j];
 
-			amd_unanswered(vd, b, j, e->ts, "before the queues resumed");
 			if (!r->fault_failed && r->inval_ts > r->fault_ts)
 				violate(vd, e->ts, b->id, j, "commit",
 					"amdgpu resumed the queues with pages faulted before the range's last invalidation");

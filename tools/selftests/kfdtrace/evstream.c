@@ -71,6 +71,11 @@ static void resume(void)
  */
 static void amdgpu_cycle(const char *bug)
 {
+	if (!strcmp(bug, "no-quiesce-end")) {
+		invalidate(0, 0);	/* and nothing more of it */
+		now += 5000 * MS;
+		return;
+	}
 	invalidate(0, strcmp(bug, "no-quiesce"));
 	ev(KT_EV_FAULT, BATCH, 0, 0, 0);
 	resume();
@@ -109,8 +114,8 @@ static void emu_cycle(void)
 }
 
 static const char *const scenarios[] = {
-	"amdgpu-pass", "emu-pass", "no-quiesce", "resume-unquiesced", "stale-commit",
-	"never-resumed", "lost-resume", "bad-version", "bad-layout", NULL,
+	"amdgpu-pass", "emu-pass", "no-quiesce", "no-quiesce-end", "resume-unquiesced",
+	"stale-commit", "never-resumed", "lost-resume", "bad-version", "bad-layout", NULL,
 };
 
 int main(int argc, char **argv)

@@ -76,6 +76,8 @@ replay_verdict "the device's batch with amdgpu live: the device's rules alone, p
 	emu-pass pass "" 0
 replay_verdict "amdgpu: an eviction never quiesced before the re-fault fails [evict]" \
 	no-quiesce fail evict 1
+replay_verdict "amdgpu: an eviction never quiesced by the end fails [evict]" \
+	no-quiesce-end fail evict 1
 replay_verdict "amdgpu: a resume of running queues fails [quiesce]" \
 	resume-unquiesced fail quiesce 1
 replay_verdict "amdgpu: resumed with a range invalidated after its fault fails [commit]" \
