@@ -1048,7 +1048,7 @@ int do_record(int argc, char **argv)
 		record_opts, record_parse, "[-- CMD [ARGS...]]", record_doc,
 	};
 	struct record_args a = { .o = { .out_fd = -1, .cmd = kt_cmd } };
-	bool created = false;
+	bool created = false, ev_created = false;
 	struct kt_run r;
 	int err;
 
@@ -1060,6 +1060,8 @@ int do_record(int argc, char **argv)
 			return KT_EXIT_ERROR;
 	}
 	if (a.events) {
+		/* as -o: a file created here is removed if the run fails */
+		ev_created = access(a.events, F_OK) != 0;
 		a.o.events = kt_evfile_create(a.events);
 		if (!a.o.events) {
 			if (a.o.out_fd >= 0)
@@ -1080,6 +1082,8 @@ int do_record(int argc, char **argv)
 	}
 	if (err && created)
 		unlink(a.out);
+	if (err && ev_created)
+		unlink(a.events);
 	kt_run_free(&r);
 	if (err)
 		return KT_EXIT_ERROR;

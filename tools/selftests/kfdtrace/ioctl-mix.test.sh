@@ -137,6 +137,14 @@ tap_run "check reads the events file as the JSON: 28 not_device" \
 expect_out "record -w: a file that cannot be written fails before the run, exit 2" 2 \
 	'^kfdtrace: /nonexistent/x.events: No such file or directory$' \
 	kt record -w /nonexistent/x.events -- true
+rm -f "$out/failed.events"
+tap_expect_status "record -w: a run that cannot trace exits 2" 2 \
+	kt record -w "$out/failed.events" -p 2147483647
+if [ ! -e "$out/failed.events" ]; then
+	tap_ok "... and removes the events file it created"
+else
+	tap_fail "... and removes the events file it created"
+fi
 
 # the mix, from ioctl_mix.c, on /dev/null: amdkfd's and the device's
 # numbers, but not their files, so none is theirs (not_device, in
