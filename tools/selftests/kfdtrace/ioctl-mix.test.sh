@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kfdtrace on the host: its JSON reader's and writer's unit tests; the
-# probes load and the syscall programs attach; on ioctl_mix (a known mix of
+# kfdtrace on the host: its JSON reader's and writer's unit tests;
+# record -w's events files replayed by report and check (synthetic streams
+# of amdgpu's quiesce and resume, correct and with each ordering bug, a
+# lost resume, bad versions, layouts and files; a recorded one reports what
+# record did); the probes load and the syscall programs attach; on ioctl_mix (a known mix of
 # amdkfd- and userptr_emu-numbered ioctls on /dev/null) every call is
 # not_device, none a registration, and the total is what strace -c sees;
 # the follow map: 1400 processes one after another, a worker forked
