@@ -21,6 +21,14 @@
 const volatile bool filter_tgid;
 
 /*
+ * Set by the loader before load, for --cgroup: trace only the tasks of
+ * this cgroup v2 (its id) or of the cgroups below it (filter_cg_level is
+ * its depth below the root). Asked on every call: a task may move.
+ */
+const volatile __u64 filter_cgid;
+const volatile __u32 filter_cg_level;
+
+/*
  * Set by the loader before load: the device numbers (kernel dev_t) of
  * amdkfd's /dev/kfd and the emulated device's misc device, 0 when absent,
  * and the whole command of each ioctl they know, by number (0: none).
@@ -244,13 +252,20 @@ static __always_inline bool followed(struct kt_task *t)
 	return t->follow == KT_FOLLOW_YES;
 }
 
+/* the current task is in the cgroup of --cgroup, or there is none */
+static __always_inline bool in_cgroup(void)
+{
+	return !filter_cgid ||
+	       bpf_get_current_ancestor_cgroup_id(filter_cg_level) == filter_cgid;
+}
+
 /*
- * The current task's state (made if need be) when its process is traced,
- * else NULL. Without a filter every task is traced. State that cannot be
+ * The current task's state (made if need be) when its process is followed,
+ * else NULL. Without a filter every task is followed. State that cannot be
  * made (out of memory, or the storage busy in a nested program) loses
  * what the caller would have traced: counted.
  */
-static __always_inline struct kt_task *traced_task(void)
+static __always_inline struct kt_task *followed_task(void)
 {
 	struct kt_task *t = task_state(true);
 
@@ -261,10 +276,16 @@ static __always_inline struct kt_task *traced_task(void)
 	return !filter_tgid || followed(t) ? t : NULL;
 }
 
+/* the same, and in the cgroup of --cgroup: the task's calls count */
+static __always_inline struct kt_task *traced_task(void)
+{
+	return in_cgroup() ? followed_task() : NULL;
+}
+
 /* the same, for probes that need the task's state only to filter */
 static __always_inline bool traced(void)
 {
-	return !filter_tgid || traced_task();
+	return in_cgroup() && (!filter_tgid || followed_task());
 }
 
 /* a function's start, for fn_exit() */
@@ -461,7 +482,8 @@ int BPF_PROG(kt_fork, struct task_struct *parent, struct task_struct *child)
 	if (!filter_tgid || !child)
 		return 0;
 	tgid = child->tgid;
-	if (child->pid != tgid || !traced_task())
+	/* descent, not the cgroup: a child may move into it later */
+	if (child->pid != tgid || !followed_task())
 		return 0;
 	if (bpf_map_update_elem(&follow, &tgid, &one, BPF_ANY))
 		count(KT_LOST_FOLLOW, 1);

@@ -86,5 +86,5 @@ done
 # BPF run-time statistics on (they cost a little themselves, so this run is
 # not one of the timed ones)
 echo "probe cost (the programs' own run time, one traced run):"
-"$kfdtrace" record -a -c -- "$bench" "${args[@]}" -r 1 2>&1 >/dev/null |
+"$kfdtrace" record -a -C -- "$bench" "${args[@]}" -r 1 2>&1 >/dev/null |
 	sed -n '/^probe /,/^all /p'

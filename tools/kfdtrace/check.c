@@ -167,6 +167,8 @@ static const struct argp_option check_opts[] = {
 	{ "ignore-status", OPT_IGNORE_STATUS, NULL, 0,
 	  "-- CMD: do not fail when CMD exits non-zero or is killed" },
 	{ "duration", 'd', "SECONDS", 0, "-- CMD: stop after SECONDS (CMD is sent SIGTERM)" },
+	{ "cgroup", 'c', "PATH", 0,
+	  "-- CMD: trace only tasks in the cgroup v2 at PATH and below it" },
 	{ "all-probes", 'a', NULL, 0,
 	  "-- CMD: probe HMM and the notifiers even where the helper's tracepoints are" },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
@@ -203,6 +205,9 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'a':
 		a->o.all_probes = true;
+		break;
+	case 'c':
+		a->o.cgroup = arg;
 		break;
 	case 'v':
 		kt_verbose = true;

@@ -22,7 +22,8 @@ struct kt_record_opts {
 	pid_t pid;		/* -p: this process and its forks */
 	int duration;		/* -d: seconds, 0 for none */
 	int interval;		/* -i: seconds between reports, 0 for none */
-	bool probe_cost;	/* -c */
+	bool probe_cost;	/* -C */
+	const char *cgroup;	/* -c: a cgroup v2 directory, NULL for none */
 	bool all_probes;	/* -a */
 	char **cmd;		/* the command after "--", NULL for none */
 	int out_fd;		/* -o, opened before the run; -1 for none */

@@ -21,11 +21,13 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/ioctl.h>
+#include <linux/magic.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -367,6 +369,36 @@ static __u32 system_process_max(void)
 }
 
 /*
+ * --cgroup PATH: the cgroup's id (its inode in cgroup2fs) and its depth
+ * below the root of the hierarchy (the mount's root, which is the root's
+ * outside a cgroup namespace), for bpf_get_current_ancestor_cgroup_id().
+ */
+static int cgroup_of(const char *path, __u64 *id, __u32 *level)
+{
+	struct stat st, up;
+	struct statfs sfs;
+	char *p, *slash;
+
+	p = realpath(path, NULL);
+	if (!p)
+		return -errno;
+	if (statfs(p, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC || stat(p, &st)) {
+		free(p);
+		return -ENOTDIR;
+	}
+	*id = st.st_ino;
+	*level = 0;
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = 0;
+		if (stat(p, &up) || up.st_dev != st.st_dev)
+			break;
+		(*level)++;
+	}
+	free(p);
+	return 0;
+}
+
+/*
  * What the probes are given before the load: the devices' files and
  * commands (a call is the device's only on its file and with a command
  * it knows), the follow map's size. @r gets what the report shows of it.
@@ -378,6 +410,8 @@ static void set_rodata(struct kfdtrace_bpf *skel, const struct kt_record_opts *o
 	__u32 follow_max = 0;
 
 	skel->rodata->filter_tgid = tgid != 0;
+	skel->rodata->filter_cgid = r->cgroup_id;
+	skel->rodata->filter_cg_level = r->cgroup_level;
 	skel->rodata->kfd_dev = sysfs_dev("/sys/class/kfd/kfd/dev", r->kfd_dev,
 					  sizeof(r->kfd_dev));
 	skel->rodata->emu_dev = sysfs_dev("/sys/class/misc/userptr_emu/dev", r->emu_dev,
@@ -746,6 +780,14 @@ int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 	libbpf_set_print(libbpf_print);
 	ensure_tracefs();
 
+	if (o->cgroup) {
+		err = cgroup_of(o->cgroup, &r->cgroup_id, &r->cgroup_level);
+		if (err) {
+			fprintf(stderr, "kfdtrace: --cgroup %s: %s\n", o->cgroup,
+				err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+			return err;
+		}
+	}
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
 		fprintf(stderr, "kfdtrace: -p %d: no such process\n", o->pid);
 		return -ESRCH;
@@ -956,7 +998,9 @@ static const struct argp_option record_opts[] = {
 	{ "output", 'o', "FILE", 0, "Write the results as JSON to FILE" },
 	{ "write-events", 'w', "EVENTS", 0,
 	  "Write every event to EVENTS as the run goes, for kfdtrace report" },
-	{ "probe-cost", 'c', NULL, 0, "Print each probe's runs and run time (stderr)" },
+	{ "cgroup", 'c', "PATH", 0,
+	  "Trace only tasks in the cgroup v2 at PATH and below it" },
+	{ "probe-cost", 'C', NULL, 0, "Print each probe's runs and run time (stderr)" },
 	{ "all-probes", 'a', NULL, 0,
 	  "Probe hmm_range_fault and the notifiers even where the helper's tracepoints are" },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
@@ -995,6 +1039,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		a->events = arg;
 		break;
 	case 'c':
+		a->o.cgroup = arg;
+		break;
+	case 'C':
 		a->o.probe_cost = true;
 		break;
 	case 'a':

@@ -48,6 +48,8 @@ struct kt_run {
 	/* the devices' files, "MAJOR:MINOR" (empty: not there at the start) */
 	char kfd_dev[16], emu_dev[16];
 	__u64 follow_max;		/* the follow map's size, 0 without a filter */
+	__u64 cgroup_id;		/* --cgroup: its id, 0 for none */
+	__u32 cgroup_level;		/* and its depth below the root */
 	struct kt_proc_row *rows;	/* one per process and class, by tgid */
 	int nrows;
 	bool live[KT_G_NR];

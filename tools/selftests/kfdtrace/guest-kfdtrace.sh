@@ -109,6 +109,25 @@ attribution_and_following() {
 	fi
 }
 
+# -c CGROUP: of two ioctl_mix runs on the device under one command, only
+# the one that moved itself into the cgroup is counted (28 calls of 56)
+cgroup_filter() {
+	local kt=$top/build/bin/kfdtrace mix=$top/build/bin/ioctl_mix cg=/sys/fs/cgroup
+
+	if ! grep -q " $cg cgroup2 " /proc/mounts && ! mount -t cgroup2 none "$cg"; then
+		tap_fail "-c CGROUP: cgroup2 cannot be mounted"
+		return
+	fi
+	mkdir -p "$cg/kt-in"
+	tap_run "-c CGROUP: only the calls made inside it, 28 of 56" \
+		"$kt" check -c "$cg/kt-in" --expect "ioctl.total == 28" \
+		--expect "ioctl.emu_userptr.calls == 6" --expect "ioctl.emu_batch.calls == 7" \
+		--expect "status == 0" \
+		-- bash -c 'bash -c "echo 0 >$2/cgroup.procs && exec $1 /dev/userptr_emu" &&
+			   "$1" /dev/userptr_emu' _ "$mix" "$cg/kt-in"
+	rmdir "$cg/kt-in"
+}
+
 if tap_run "modprobe userptr_emu" load_emu; then
 	# kfdtrace against the device (one process of the test, followed
 	# through its fork): one alloc ioctl per range, or one for the batch;
@@ -153,6 +172,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		-t register_4096_under_invalidation_storm -t gap_invalidation_evicts_nothing
 	bpftrace_views
 	attribution_and_following
+	cgroup_filter
 	tap_run "userptr-stress: no stale read, and kfdtrace's verdict passes" \
 		"$top/build/bin/kfdtrace" check \
 		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \

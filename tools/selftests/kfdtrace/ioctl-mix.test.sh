@@ -94,6 +94,12 @@ expect_out "... check on it says INCOMPLETE" 1 '^INCOMPLETE: the recording lost 
 expect_out "... report marks its violation not judged" 0 '^  not judged, seen on partial data:$' \
 	kt report "$out/lost-resume.events"
 "$evs" bad-version "$out/bad-version.events"
+expect_out "check -c: a directory that is not a cgroup v2 is an error, exit 2" 2 \
+	'^kfdtrace: --cgroup /tmp: not a cgroup v2 directory$' \
+	kt check -c /tmp --expect "ioctl.total == 0" -- true
+expect_out "record -c: a cgroup that is not there is an error, exit 2" 2 \
+	'^kfdtrace: --cgroup /nonexistent/cg: No such file or directory$' \
+	kt record -c /nonexistent/cg -- true
 expect_out "report: another version: a clear error, exit 2" 2 \
 	'^kfdtrace report: .*: events file version 2; this kfdtrace reads version 1$' \
 	kt report "$out/bad-version.events"
