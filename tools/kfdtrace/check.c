@@ -166,15 +166,12 @@ static const struct argp_option check_opts[] = {
 	{ "expect", 'e', "EXPR", 0, "An assertion (repeatable)" },
 	{ "ignore-status", OPT_IGNORE_STATUS, NULL, 0,
 	  "-- CMD: do not fail when CMD exits non-zero or is killed" },
-	{ "duration", 'd', "SECONDS", 0, "-- CMD: stop after SECONDS (CMD is sent SIGTERM)" },
-	{ "cgroup", 'c', "PATH", 0,
-	  "-- CMD: trace only tasks in the cgroup v2 at PATH and below it" },
-	{ "all-probes", 'a', NULL, 0,
-	  "-- CMD: probe HMM and the notifiers even where the helper's tracepoints are" },
-	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
-	{ "debug-follow-max", KT_OPT_DEBUG_FOLLOW_MAX, "N", OPTION_HIDDEN, "(tests)" },
-	{ "debug-rows-max", KT_OPT_DEBUG_ROWS_MAX, "N", OPTION_HIDDEN, "(tests)" },
+	{},
+};
+
+/* -d, -c, -a, -v, -h: shared with record (recopts.c), for -- CMD */
+static const struct argp_child check_children[] = {
+	{ &kt_recopts_argp },
 	{},
 };
 
@@ -191,6 +188,9 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	struct check_args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->o;
+		break;
 	case 'e':
 		a->expect = realloc(a->expect, (a->nexpect + 1) * sizeof(*a->expect));
 		if (!a->expect)
@@ -199,25 +199,6 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_IGNORE_STATUS:
 		a->ignore_status = true;
-		break;
-	case 'd':
-		a->o.duration = kt_parse_count(arg, state);
-		break;
-	case 'a':
-		a->o.all_probes = true;
-		break;
-	case 'c':
-		a->o.cgroup = arg;
-		break;
-	case 'v':
-		kt_verbose = true;
-		break;
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		break;
-	case KT_OPT_DEBUG_FOLLOW_MAX:
-	case KT_OPT_DEBUG_ROWS_MAX:
-		kt_parse_debug(key, arg, state, &a->o);
 		break;
 	case ARGP_KEY_ARG:
 		if (a->file || a->o.cmd)
@@ -241,8 +222,11 @@ int do_check(int argc, char **argv)
 	static const struct argp argp = {
 		check_opts, check_parse,
 		"--expect EXPR... (FILE.json | EVENTS | -- CMD [ARGS...])", check_doc,
+		check_children,
 	};
-	struct check_args a = { .o = { .out_fd = -1, .cmd = kt_cmd } };
+	struct check_args a = {
+		.o = { .out_fd = -1, .cmd = kt_cmd, .cmd_only = true },
+	};
 	int i, ret = 0, failed = 0;
 	struct kt_run r = {};
 	char err[256];

@@ -4,7 +4,8 @@
  * userptr ranges, batch vs one range per call, and what the kernel did for
  * them (HMM faults, notifiers, invalidations, evictions, restores, the
  * eviction verdict). Shaped like bpftool: this file parses the global
- * options and dispatches; each subcommand has its file and its options.
+ * options and dispatches; each subcommand has its file and its options,
+ * and recopts.c parses the ones record and check share.
  *
  *   kfdtrace record [OPTIONS] [-- CMD...]       record.c
  *   kfdtrace compare [OPTIONS] BASE.json NEW.json  compare.c
@@ -39,15 +40,6 @@ int kt_parse_count(const char *arg, struct argp_state *state)
 	return (int)v;
 }
 
-void kt_parse_debug(int key, const char *arg, struct argp_state *state,
-		    struct kt_record_opts *o)
-{
-	if (key == KT_OPT_DEBUG_FOLLOW_MAX)
-		o->debug_follow_max = kt_parse_count(arg, state);
-	else
-		o->debug_rows_max = kt_parse_count(arg, state);
-}
-
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -71,9 +63,9 @@ static const char doc[] =
 "kfdtrace COMMAND -h shows a command's options. docs/kfdtrace.md has the\n"
 "JSON's fields.\n";
 
-static const struct argp_option opts[] = {
-	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
+/* -v and -h, as record's and check's (recopts.c) */
+static const struct argp_child children[] = {
+	{ &kt_common_argp },
 	{},
 };
 
@@ -86,12 +78,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	struct main_args *a = state->input;
 
 	switch (key) {
-	case 'v':
-		kt_verbose = true;
-		break;
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		break;
 	case ARGP_KEY_ARG:
 		/* the command: the rest of the line is its own */
 		a->cmd_index = state->next - 1;
@@ -109,7 +95,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { opts, parse_arg, "COMMAND [ARGS...]", doc };
+	static const struct argp argp = {
+		NULL, parse_arg, "COMMAND [ARGS...]", doc, children,
+	};
 	struct main_args a = {};
 	unsigned int c;
 	int i;

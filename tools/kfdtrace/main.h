@@ -25,6 +25,7 @@ struct kt_record_opts {
 	bool probe_cost;	/* -C */
 	const char *cgroup;	/* -c: a cgroup v2 directory, NULL for none */
 	bool all_probes;	/* -a */
+	bool cmd_only;		/* check: -d, -c, -a apply to -- CMD only */
 	char **cmd;		/* the command after "--", NULL for none */
 	int out_fd;		/* -o, opened before the run; -1 for none */
 	FILE *events;		/* -w, opened before the run; NULL for none */
@@ -34,13 +35,15 @@ struct kt_record_opts {
 };
 
 /*
- * The hidden options of record and check that shrink the probes' maps
- * (--debug-follow-max N, --debug-rows-max N), so that a test can make
- * them overflow and see the recording incomplete.
+ * The options of a trace that record and check share (recopts.c): -d,
+ * -c, -a, the hidden --debug-follow-max N and --debug-rows-max N (a test
+ * makes the probes' maps overflow), and -v, -h (kt_common_argp). An argp
+ * child of both commands, whose input is their struct kt_record_opts
+ * (state->child_inputs[0], set at ARGP_KEY_INIT).
  */
-enum { KT_OPT_DEBUG_FOLLOW_MAX = 0x200, KT_OPT_DEBUG_ROWS_MAX };
-void kt_parse_debug(int key, const char *arg, struct argp_state *state,
-		    struct kt_record_opts *o);
+extern const struct argp kt_recopts_argp;
+/* -v and -h: also kfdtrace's own, before the command */
+extern const struct argp kt_common_argp;
 
 /* the command after "--" (main.c cuts it off before the options are parsed) */
 extern char **kt_cmd;

@@ -991,24 +991,19 @@ static const char record_doc[] =
 "  kfdtrace record -d 10 -p 1234\n"
 "  kfdtrace record -w run.events -- ./workload; kfdtrace report run.events\n";
 
+/* record's own; -d, -c, -a, -v, -h are kt_recopts_argp's, shared with check */
 static const struct argp_option record_opts[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process and its forks" },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (CMD is sent SIGTERM)" },
 	{ "interval", 'i', "SECONDS", 0, "Print the report every SECONDS while tracing" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON to FILE" },
 	{ "write-events", 'w', "EVENTS", 0,
 	  "Write every event to EVENTS as the run goes, for kfdtrace report" },
-	{ "cgroup", 'c', "PATH", 0,
-	  "Trace only tasks in the cgroup v2 at PATH and below it" },
 	{ "probe-cost", 'C', NULL, 0, "Print each probe's runs and run time (stderr)" },
-	{ "all-probes", 'a', NULL, 0,
-	  "Probe hmm_range_fault and the notifiers even where the helper's tracepoints are" },
-	{ "verbose", 'v', NULL, 0, "Show libbpf's messages and the probes' choices" },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
-	{ "debug-follow-max", KT_OPT_DEBUG_FOLLOW_MAX, "N", OPTION_HIDDEN,
-	  "Follow at most N processes at a time (tests)" },
-	{ "debug-rows-max", KT_OPT_DEBUG_ROWS_MAX, "N", OPTION_HIDDEN,
-	  "Keep at most N rows of processes and classes (tests)" },
+	{},
+};
+
+static const struct argp_child record_children[] = {
+	{ &kt_recopts_argp },
 	{},
 };
 
@@ -1023,11 +1018,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	struct record_args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->o;
+		break;
 	case 'p':
 		a->o.pid = kt_parse_count(arg, state);
-		break;
-	case 'd':
-		a->o.duration = kt_parse_count(arg, state);
 		break;
 	case 'i':
 		a->o.interval = kt_parse_count(arg, state);
@@ -1038,24 +1033,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case 'w':
 		a->events = arg;
 		break;
-	case 'c':
-		a->o.cgroup = arg;
-		break;
 	case 'C':
 		a->o.probe_cost = true;
-		break;
-	case 'a':
-		a->o.all_probes = true;
-		break;
-	case 'v':
-		kt_verbose = true;
-		break;
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		break;
-	case KT_OPT_DEBUG_FOLLOW_MAX:
-	case KT_OPT_DEBUG_ROWS_MAX:
-		kt_parse_debug(key, arg, state, &a->o);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state,
@@ -1093,6 +1072,7 @@ int do_record(int argc, char **argv)
 {
 	static const struct argp argp = {
 		record_opts, record_parse, "[-- CMD [ARGS...]]", record_doc,
+		record_children,
 	};
 	struct record_args a = { .o = { .out_fd = -1, .cmd = kt_cmd } };
 	bool created = false, ev_created = false;
