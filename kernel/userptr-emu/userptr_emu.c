@@ -26,6 +26,8 @@
  *                             this long, or until the knob is set back to
  *                             0: a test acts inside that window at its own
  *                             pace, then closes it
+ *   commits_held (read only)  populates held by restore_commit_delay_ms
+ *                             now: a test waits for the window with it
  *   hide_batch (at load)      the device of a kernel without the batch
  *                             ioctl: -ENOTTY, and no discovery attribute
  *
@@ -79,6 +81,20 @@ static unsigned int restore_commit_delay_ms;
 module_param(restore_commit_delay_ms, uint, 0644);
 MODULE_PARM_DESC(restore_commit_delay_ms,
 		 "Test knob: hold a restore's commit this long, or until set to 0");
+
+static atomic_t uemu_commits_held;
+
+static int commits_held_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&uemu_commits_held));
+}
+
+static const struct kernel_param_ops commits_held_ops = {
+	.get = commits_held_get,
+};
+module_param_cb(commits_held, &commits_held_ops, NULL, 0444);
+MODULE_PARM_DESC(commits_held,
+		 "Test knob: populates held before their commit now (restore_commit_delay_ms)");
 
 /* discovery's test: a device as a kernel without the batch ioctl has it */
 static bool hide_batch;
@@ -259,8 +275,10 @@ static void uemu_commit_hold(unsigned int ms)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
 
+	atomic_inc(&uemu_commits_held);
 	while (READ_ONCE(restore_commit_delay_ms) && time_before(jiffies, end))
 		msleep(20);
+	atomic_dec(&uemu_commits_held);
 }
 
 /*

@@ -293,6 +293,22 @@ static int emu_wait_restored(int fd, uint64_t handle, struct userptr_emu_query_a
 	return -ETIMEDOUT;
 }
 
+/* a module parameter's value as a number, or -errno */
+static long param_read(const char *name)
+{
+	char path[256], buf[32] = "";
+	long ret;
+	int fd;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	ret = read(fd, buf, sizeof(buf) - 1) < 0 ? -errno : strtol(buf, NULL, 10);
+	close(fd);
+	return ret;
+}
+
 static int param_write(const char *name, const char *value)
 {
 	char path[256];
@@ -1166,6 +1182,64 @@ TEST_F(win, refault_only_the_hit_range)
  * faulted, so a writable registration succeeds and the device reads every
  * range; unmapping a gap page afterwards evicts nothing.
  */
+struct reg_thread {
+	int fd;
+	const struct layout *l;
+	uint64_t h;
+	int ret;
+};
+
+static void *register_thread(void *arg)
+{
+	struct reg_thread *t = arg;
+
+	t->ret = emu_alloc_batch(t->fd, DEV_VA, t->l, FLAGS_RW, &t->h);
+	return NULL;
+}
+
+/*
+ * A fault's error is a reading of the page tables like its pages: a
+ * writable registration faults range k while k is read-only (-EPERM), and
+ * k is made writable again before the commit. The commit must see that
+ * invalidation and fault k again, so the registration succeeds and the
+ * device reads k; a commit that took the stale -EPERM fails it.
+ */
+TEST(fault_error_then_writable)
+{
+	const size_t sizes[NINV] = { 4 * KIB, 8 * KIB, 4 * KIB, 12 * KIB,
+				     4 * KIB, 4 * KIB, 8 * KIB, 4 * KIB };
+	struct reg_thread t = { .ret = -EINPROGRESS };
+	unsigned int k = 2, i;
+	struct layout l;
+	long held = 0;
+	pthread_t th;
+
+	t.fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(t.fd, 0);
+	ASSERT_EQ(0, layout_make(&l, NINV, sizes, 55, -1));
+	t.l = &l;
+	ASSERT_EQ(0, mprotect(range_ptr(&l, k), l.r[k].size, PROT_READ));
+	ASSERT_EQ(0, param_write("restore_commit_delay_ms", "60000"));
+	ASSERT_EQ(0, pthread_create(&th, NULL, register_thread, &t));
+	/* the registration faulted (k failed) and waits before its commit */
+	for (i = 0; i < 20000 && held != 1; i++) {
+		held = param_read("commits_held");
+		usleep(1000);
+	}
+	EXPECT_EQ(0, mprotect(range_ptr(&l, k), l.r[k].size, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(1, param_read("commits_held"));
+	/* closed on every path: a held commit would outlive the test */
+	EXPECT_EQ(0, param_write("restore_commit_delay_ms", "0"));
+	pthread_join(th, NULL);
+	ASSERT_EQ(1, held) TH_LOG("the registration never got to its commit");
+	ASSERT_EQ(0, t.ret) TH_LOG("registration: %s", strerror(-t.ret));
+	EXPECT_EQ(0, device_matches_cpu(_metadata, t.fd, DEV_VA, &l, -1));
+	EXPECT_EQ(0, emu_free(t.fd, t.h));
+	EXPECT_EQ(0, emu_stats(t.fd).file_ranges);
+	close(t.fd);
+	layout_free(&l);
+}
+
 TEST(window_across_vmas_and_holes)
 {
 	/* pages: 0-3 private, 4-5 hole, 6-9 shared, 10 read-only, 11 none, 12-15 */
