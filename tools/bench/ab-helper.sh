@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The helper module alone, before and after a change: builds
+# drm_userptr_batch.ko from the series (kernel/patches) at two project
+# revisions against the bench kernel, then loads them in turn in ONE bench
+# guest, ROUNDS times, and times the batch and contiguous registrations of
+# 4096 and 8192 scattered 4 KiB ranges (userptr-bench -m batch -m
+# contiguous -r 5, both layouts). Same guest, same device module, same
+# kernel: only the helper differs, so the run-to-run spread of separate
+# guests (the contiguous reference varies up to 4x) stays out.
+#
+#   tools/bench/ab-helper.sh [-r ROUNDS] OLD_REV [NEW_REV]
+#
+# NEW_REV defaults to the working tree's kernel/patches. Both helpers are
+# built against the bench kernel's include/drm/drm_userptr_batch.h, which
+# the device module was built against too: an older helper that does not
+# compile against it cannot be compared this way (one whose struct lacks
+# fields the header added compiles, and never reads them). Prints one line
+# per run and, last, per layout and N the old and new batch's median of
+# the rounds' medians and its fastest registration of all, in us:
+#
+#   one-mapping 4096: median 1818.2 -> 2463.2 us (1.35x), fastest 1738.9 -> 1490.3 us (0.86x); contiguous 1101.6 us
+#
+# (a run on a loaded host: the medians moved with it, the fastest did not)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+patch=kernel/patches/0001-drm-add-a-batch-userptr-helper.patch
+files="drivers/gpu/drm/drm_userptr_batch.c drivers/gpu/drm/drm_userptr_batch_trace.h"
+
+if [ "${1:-}" = --guest ]; then
+	rounds=$2
+	out=${VM_OUT:?run under scripts/vm-run}
+	bin=$top/build/bin
+	ab=$top/build/ab-helper
+	for round in $(seq "$rounds"); do
+		for v in old new; do
+			modprobe -r userptr_emu 2>/dev/null || true
+			rmmod drm_userptr_batch 2>/dev/null || true
+			insmod "$ab/$v/drm_userptr_batch.ko"
+			modprobe userptr_emu
+			for lay in scattered one-mapping; do
+				opt=()
+				[ $lay = one-mapping ] && opt=(--one-mapping)
+				for n in 4096 8192; do
+					f=$out/$v-$lay-$n-$round.json
+					"$bin/userptr-bench" -n $n -s 4k "${opt[@]}" -m batch \
+						-m contiguous -r 5 -o "$f" >/dev/null
+					jq -r --arg v $v --arg l $lay --arg n $n --arg r "$round" \
+						'"\($v) \($l) \($n) round \($r): batch \(.modes.batch.register.median_us) contiguous \(.modes.contiguous.register.median_us)"' "$f"
+				done
+			done
+		done
+	done
+	# medians drift with the host's load; the fastest of all the
+	# registrations is the cost with the least interference
+	echo "== $rounds rounds of 5: layout n, batch old/new median of the medians," \
+		"then fastest; contiguous median"
+	for lay in scattered one-mapping; do
+		for n in 4096 8192; do
+			med() {	# the median of one mode's medians over the rounds' files
+				jq -s --arg m "$1" '[.[].modes[$m].register.median_us] | sort |
+					if length % 2 == 1 then .[length / 2 | floor]
+					else (.[length / 2 - 1] + .[length / 2]) / 2 end' "${@:2}"
+			}
+			fastest() {
+				jq -s '[.[].modes.batch.register.min_us] | min' "$@"
+			}
+			awk -v l=$lay -v n=$n \
+				-v om="$(med batch "$out"/old-$lay-$n-*.json)" \
+				-v nm="$(med batch "$out"/new-$lay-$n-*.json)" \
+				-v of="$(fastest "$out"/old-$lay-$n-*.json)" \
+				-v nf="$(fastest "$out"/new-$lay-$n-*.json)" \
+				-v c="$(med contiguous "$out"/{old,new}-$lay-$n-*.json)" \
+				'BEGIN { printf "%s %s: median %.1f -> %.1f us (%.2fx), fastest %.1f -> %.1f us (%.2fx); contiguous %.1f us\n",
+					l, n, om, nm, nm / om, of, nf, nf / of, c }'
+		done
+	done
+	exit 0
+fi
+
+. "$top/scripts/lib.sh"
+rounds=3
+if [ "${1:-}" = -r ]; then rounds=$2; shift 2; fi
+[ $# -ge 1 ] || die "usage: ${0##*/} [-r ROUNDS] OLD_REV [NEW_REV]"
+O=$(kobj bench)
+[ -f "$O/Module.symvers" ] || die "no bench kernel: run 'make kernel modules FLAVOUR=bench' first"
+
+# the text of new file $2 in the patch ($1: its text)
+extract() {
+	awk -v f="$2" '
+		/^diff --git / { on = ($3 == "a/" f); body = 0; next }
+		on && /^@@ / { body = 1; next }
+		on && body && /^\+/ { print substr($0, 2) }' <<<"$1"
+}
+src() {	# the patch at revision $1, or in the working tree
+	if [ -n "$1" ]; then git -C "$top" show "$1:$patch"; else cat "$top/$patch"; fi
+}
+
+for v in old new; do
+	rev=${1:-}
+	[ $v = new ] && rev=${2:-}
+	p=$(src "$rev") || die "no $patch at ${rev:-the working tree}"
+	d=$top/build/ab-helper/$v
+	rm -rf "$d"
+	mkdir -p "$d"
+	for f in $files; do
+		extract "$p" "$f" >"$d/${f##*/}"
+		[ -s "$d/${f##*/}" ] || die "no $f in $patch at ${rev:-the working tree}"
+	done
+	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\n' >"$d/Kbuild"
+	kmake "$O" -s M="$d" modules
+done
+exec "$top/scripts/vm-run" --flavour bench --mem 1024 --no-kmemleak --timeout 3000 \
+	--out "$BUILD/ab-helper/run" -- "$top/tools/bench/ab-helper.sh" --guest "$rounds"
