@@ -55,16 +55,16 @@ if [ "${1:-}" = --guest ]; then
 	# registrations is the cost with the least interference
 	echo "== $rounds rounds of 5: layout n, batch old/new median of the medians," \
 		"then fastest; contiguous median"
+	med() {	# the median of one mode's medians over the rounds' files
+		jq -s --arg m "$1" '[.[].modes[$m].register.median_us] | sort |
+			if length % 2 == 1 then .[length / 2 | floor]
+			else (.[length / 2 - 1] + .[length / 2]) / 2 end' "${@:2}"
+	}
+	fastest() {
+		jq -s '[.[].modes.batch.register.min_us] | min' "$@"
+	}
 	for lay in scattered one-mapping; do
 		for n in 4096 8192; do
-			med() {	# the median of one mode's medians over the rounds' files
-				jq -s --arg m "$1" '[.[].modes[$m].register.median_us] | sort |
-					if length % 2 == 1 then .[length / 2 | floor]
-					else (.[length / 2 - 1] + .[length / 2]) / 2 end' "${@:2}"
-			}
-			fastest() {
-				jq -s '[.[].modes.batch.register.min_us] | min' "$@"
-			}
 			awk -v l=$lay -v n=$n \
 				-v om="$(med batch "$out"/old-$lay-$n-*.json)" \
 				-v nm="$(med batch "$out"/new-$lay-$n-*.json)" \

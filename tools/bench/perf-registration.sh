@@ -41,7 +41,7 @@ report() {
 # the registration's median as userptr-bench timed it, and how much of
 # the whole run's time was spent under the alloc ioctls (4000 samples a
 # second of CPU time)
-samples=$(under --sort parent -n | awk '$4 ~ /^(memdup_user|uemu_alloc_create|uemu_alloc_publish)$/ { s += $3 } END { print s + 0 }')
+samples=$(under --sort parent -n | awk -v re="$parent" '$4 ~ re { s += $3 } END { print s + 0 }')
 echo "== $mode, $n ranges: registration median" \
 	"$(jq -r --arg m "$mode" '.modes[$m].register.median_us' "$out/bench.json") us;" \
 	"${samples:-0} samples under the alloc ioctls in $rounds rounds:" \

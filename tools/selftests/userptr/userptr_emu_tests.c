@@ -1175,13 +1175,6 @@ TEST_F(win, refault_only_the_hit_range)
 	EXPECT_EQ(-1, first_diff_pattern(range_ptr(&self->b.l, k), self->b.l.r[k].size, 0x6161));
 }
 
-/*
- * One window across three VMAs and a hole: ranges in an anonymous private
- * mapping, a shared one and a third, with an unmapped hole, a read-only
- * page and a PROT_NONE page between them. The gaps are walked, not
- * faulted, so a writable registration succeeds and the device reads every
- * range; unmapping a gap page afterwards evicts nothing.
- */
 struct reg_thread {
 	int fd;
 	const struct layout *l;
@@ -1240,6 +1233,13 @@ TEST(fault_error_then_writable)
 	layout_free(&l);
 }
 
+/*
+ * One window across three VMAs and a hole: ranges in an anonymous private
+ * mapping, a shared one and a third, with an unmapped hole, a read-only
+ * page and a PROT_NONE page between them. The gaps are walked, not
+ * faulted, so a writable registration succeeds and the device reads every
+ * range; unmapping a gap page afterwards evicts nothing.
+ */
 TEST(window_across_vmas_and_holes)
 {
 	/* pages: 0-3 private, 4-5 hole, 6-9 shared, 10 read-only, 11 none, 12-15 */
