@@ -8,7 +8,8 @@
 # 2 MiB up to N = 256 (the 2 MiB layouts beyond, 8 GiB and more, do not fit
 # the guest), each in the three modes, restoring after invalidating 1 and
 # N/2 ranges; one JSON file per row in OUTDIR. Then 4096 and 8192 ranges
-# scattered inside one mapping, the 4096-range batch
+# scattered inside one mapping, the contiguous reference cut into a VMA per
+# range, the 4096-range batch
 # with a notifier per range, and the gap probe (the price of one notifier
 # over many ranges for the rest of the process). Then the virgl workload
 # (userptr-virgl: batch vs mremap stitching vs per iovec, and the
@@ -44,6 +45,16 @@ for n in 4096 8192; do
 	echo "== $n x 4k, one mapping"
 	"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -k 1 -k half -r "$reps" \
 		-o "$out/m${n}_4k.json"
+done
+
+# The price of the scattered layout's VMAs alone: the contiguous reference
+# again with its mapping cut into a VMA per range (one range over N VMAs,
+# no gaps), beside the batch of the scattered ranges.
+for n in 4096 8192; do
+	[ "$n" -le "$maxn" ] || continue
+	echo "== $n x 4k, contiguous in a VMA per range"
+	"$bin/userptr-bench" -n "$n" -s 4k -m batch -m contiguous --vma-per-range \
+		-k 1 -r "$reps" -o "$out/vmas_${n}_4k.json"
 done
 
 # The notifier choice, measured: the N = 4096 row of batch and contiguous

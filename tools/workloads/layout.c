@@ -266,6 +266,46 @@ int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes)
 	return 0;
 }
 
+int wl_vma_per_range(struct layout *l)
+{
+	unsigned int i;
+
+	/* VMAs whose flags differ do not merge: every other one differs */
+	for (i = 1; i < l->n; i += 2)
+		if (madvise((void *)(uintptr_t)l->r[i].start, l->r[i].size, MADV_DONTFORK))
+			return -errno;
+	return 0;
+}
+
+int wl_vmas(const struct layout *l)
+{
+	struct upr_range *s = malloc(l->n * sizeof(*s));
+	unsigned long lo, hi;
+	unsigned int i = 0;
+	int count = 0;
+	FILE *f;
+
+	if (!s)
+		return -ENOMEM;
+	f = fopen("/proc/self/maps", "r");
+	if (!f) {
+		free(s);
+		return -errno;
+	}
+	memcpy(s, l->r, l->n * sizeof(*s));
+	qsort(s, l->n, sizeof(*s), cmp_start);
+	/* both in address order: a VMA counts when a range's page is in it */
+	while (fscanf(f, "%lx-%lx%*[^\n]\n", &lo, &hi) == 2 && i < l->n) {
+		while (i < l->n && s[i].start + s[i].size <= lo)
+			i++;
+		if (i < l->n && s[i].start < hi)
+			count++;
+	}
+	fclose(f);
+	free(s);
+	return count;
+}
+
 void wl_free(struct layout *l)
 {
 	unsigned int i;

@@ -40,6 +40,14 @@ int wl_one_mapping(struct layout *l, unsigned int n, const uint64_t *sizes,
 		   uint64_t seed);
 int wl_contiguous(struct layout *l, unsigned int n, const uint64_t *sizes);
 void wl_free(struct layout *l);
+/*
+ * One VMA per range of a contiguous layout (its ranges back to back, so
+ * still one device range): the VMAs a scattered layout's page walk meets,
+ * without its gaps. 0 or -errno.
+ */
+int wl_vma_per_range(struct layout *l);
+/* how many VMAs hold a page of the layout's ranges, or -errno */
+int wl_vmas(const struct layout *l);
 /* device offset of range i: the sizes of the ranges before it */
 static inline uint64_t wl_offset(const struct layout *l, unsigned int i)
 {

@@ -26,6 +26,11 @@
  * --one-mapping scatters the ranges inside one mapping (a guest's RAM as
  * its host process maps it) instead of over the heap and many mappings.
  *   userptr-bench -n 4096 -s 4k --one-mapping -o guest.json
+ *
+ * --vma-per-range cuts the contiguous reference's mapping into a VMA per
+ * range: one range still, over as many VMAs as the scattered layout's page
+ * walk meets, which prices the VMAs apart from the gaps and the ranges.
+ *   userptr-bench -n 4096 -s 4k -m batch -m contiguous --vma-per-range
  */
 #include <argp.h>
 #include <errno.h>
@@ -63,6 +68,7 @@ static struct env {
 	bool no_warmup;
 	bool gap_probe;
 	bool one_mapping;
+	bool vma_per_range;
 	bool verbose;
 } env = {
 	.lay = { .n = 4096, .min_n = 1, .size = 4096, .seed = 1 },
@@ -74,6 +80,7 @@ static struct env {
 static double t[NR_MODES][NR_METRICS][MAX_REPS];
 static unsigned int calls[NR_MODES];
 static unsigned int nranges[NR_MODES];
+static int vmas[NR_MODES];	/* VMAs holding the ranges' pages */
 
 static const char doc[] =
 "Register a scattered layout of N ranges per range, as a batch and as one\n"
@@ -97,6 +104,8 @@ static const struct argp_option opts[] = {
 	  "No untimed first round (tracing: the ioctls are then the run's alone)" },
 	{ "one-mapping", 'M', NULL, 0,
 	  "Scatter the ranges in one mapping, a page between neighbours (a guest's RAM)" },
+	{ "vma-per-range", 'V', NULL, 0,
+	  "Cut the contiguous mode's mapping into a VMA per range (still one range)" },
 	{ "gap-probe", 'g', NULL, 0,
 	  "Time MADV_DONTNEED of gap pages with and without a batch over them" },
 	{ "verbose", 'v', NULL, 0, "Every repetition's times" },
@@ -150,6 +159,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'M':
 		env.one_mapping = true;
+		break;
+	case 'V':
+		env.vma_per_range = true;
 		break;
 	case 'v':
 		env.verbose = true;
@@ -218,12 +230,18 @@ static int run_once(int mode, unsigned int rep,
 	double t0;
 	int ret, fd;
 
-	if (mode == CONTIGUOUS)
+	if (mode == CONTIGUOUS) {
 		ret = wl_contiguous(&l, env.lay.n, sizes);
-	else if (env.one_mapping)
+		if (!ret && env.vma_per_range) {
+			ret = wl_vma_per_range(&l);
+			if (ret)
+				wl_free(&l);
+		}
+	} else if (env.one_mapping) {
 		ret = wl_one_mapping(&l, env.lay.n, sizes, env.lay.seed);
-	else
+	} else {
 		ret = wl_scattered(&l, env.lay.n, sizes, env.lay.seed);
+	}
 	if (ret) {
 		fprintf(stderr, "layout of %u ranges: %s\n", env.lay.n, strerror(-ret));
 		return ret;
@@ -245,6 +263,7 @@ static int run_once(int mode, unsigned int rep,
 	}
 	calls[mode] = upr_alloc_calls(a);
 	nranges[mode] = upr_alloc_ranges(a);
+	vmas[mode] = wl_vmas(&l);
 
 	/* only the emulated device can read: a GPU would need a queue */
 	if (upr_dev_backend(dev) != UPR_BACKEND_EMU)
@@ -350,14 +369,14 @@ static void print_table(void)
 	printf("%u ranges of %s, seed %llu, median of %u (ms)\n", env.lay.n,
 	       env.lay.size ? "fixed size" : "mixed sizes",
 	       (unsigned long long)env.lay.seed, env.reps);
-	printf("%-11s %6s", "mode", "ioctls");
+	printf("%-11s %6s %6s", "mode", "ioctls", "VMAs");
 	for (m = 0; m < nr_metrics(); m++)
 		printf(" %13s", metric_name(m, name, sizeof(name)));
 	printf("\n");
 	for (mode = 0; mode < NR_MODES; mode++) {
 		if (!has(mode))
 			continue;
-		printf("%-11s %6u", mode_name[mode], calls[mode]);
+		printf("%-11s %6u %6d", mode_name[mode], calls[mode], vmas[mode]);
 		for (m = 0; m < nr_metrics(); m++)
 			printf(" %13.3f", stats(mode, m).med / 1e3);
 		printf("\n");
@@ -389,6 +408,7 @@ static int write_json(const char *path, const char *device)
 	fprintf(f, "  \"device\": \"%s\",\n  \"n\": %u,\n  \"size\": %llu,\n", device,
 		env.lay.n, (unsigned long long)env.lay.size);
 	fprintf(f, "  \"layout\": \"%s\",\n", env.one_mapping ? "one-mapping" : "scattered");
+	fprintf(f, "  \"contiguous_vma_per_range\": %s,\n", env.vma_per_range ? "true" : "false");
 	fprintf(f, "  \"max_size\": %llu,\n  \"seed\": %llu,\n  \"reps\": %u,\n",
 		(unsigned long long)env.lay.max_size, (unsigned long long)env.lay.seed, env.reps);
 	fprintf(f, "  \"k\": [");
@@ -400,6 +420,7 @@ static int write_json(const char *path, const char *device)
 			continue;
 		fprintf(f, "%s\n    \"%s\": {\n      \"ioctls\": %u,\n      \"ranges\": %u,\n",
 			written++ ? "," : "", mode_name[mode], calls[mode], nranges[mode]);
+		fprintf(f, "      \"vmas\": %d,\n", vmas[mode]);
 		fprintf(f, "      \"syscalls_per_range\": %.6f", (double)calls[mode] / env.lay.n);
 		for (m = 0; m < nr_metrics(); m++) {
 			struct stat3 s = stats(mode, m);

@@ -66,9 +66,20 @@ bench_counts() {
 	if "$top/build/bin/userptr-bench" -n 16 -m batch -m contiguous -r 1 -o "$json" >/dev/null; then
 		tap_run "userptr-bench: the JSON of batch and contiguous alone parses" \
 			jq -e '(.modes | keys) == ["batch", "contiguous"] and
-			       .ratios.register_batch_over_contiguous > 0' "$json"
+			       .ratios.register_batch_over_contiguous > 0 and
+			       .modes.contiguous.vmas == 1' "$json"
 	else
 		tap_fail "userptr-bench -m batch -m contiguous"
+	fi
+	# the contiguous reference over the VMAs of a scattered layout: 16
+	# ranges, 8 of them mmap'd (a VMA each) and 8 in the heap
+	if "$top/build/bin/userptr-bench" -n 16 -m batch -m contiguous --vma-per-range \
+		-r 1 -o "$json" >/dev/null; then
+		tap_run "userptr-bench --vma-per-range: one contiguous range over 16 VMAs" \
+			jq -e '.contiguous_vma_per_range and .modes.contiguous.ranges == 1 and
+			       .modes.contiguous.vmas == 16 and .modes.batch.vmas > 8' "$json"
+	else
+		tap_fail "userptr-bench --vma-per-range"
 	fi
 	# the gap probe fails by itself when a gap evicts; its JSON has the
 	# one notifier of the batch and the helper's memory
