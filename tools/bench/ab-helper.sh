@@ -7,9 +7,13 @@
 # 4096 and 8192 scattered 4 KiB ranges (userptr-bench -m batch -m
 # contiguous -r 5, both layouts). Same guest, same device module, same
 # kernel: only the helper differs, so the run-to-run spread of separate
-# guests (the contiguous reference varies up to 4x) stays out.
+# guests (the contiguous reference varies up to 4x) stays out. The guest
+# counts instructions (scripts/vm-run --icount): its microsecond is a
+# thousand instructions, the same on every run whatever the host does, so
+# one round (the default) measures a change exactly; -w times it by the
+# wall clock instead (3 rounds by default), as make bench does.
 #
-#   tools/bench/ab-helper.sh [-r ROUNDS] OLD_REV [NEW_REV]
+#   tools/bench/ab-helper.sh [-w] [-r ROUNDS] OLD_REV [NEW_REV]
 #
 # NEW_REV defaults to the working tree's kernel/patches. Both helpers are
 # built against the bench kernel's include/drm/drm_userptr_batch.h, which
@@ -19,9 +23,10 @@
 # per run and, last, per layout and N the old and new batch's median of
 # the rounds' medians and its fastest registration of all, in us:
 #
-#   one-mapping 4096: median 1818.2 -> 2463.2 us (1.35x), fastest 1738.9 -> 1490.3 us (0.86x); contiguous 1101.6 us
+#   one-mapping 4096: median 1821.7 -> 1617.1 us (0.89x), fastest 1821.6 -> 1617.1 us (0.89x); contiguous 718.0 -> 668.5 us (0.93x)
 #
-# (a run on a loaded host: the medians moved with it, the fastest did not)
+# (--icount: median and fastest agree; under -w on a loaded host the
+# medians move with the load and the fastest does not)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 patch=kernel/patches/0001-drm-add-a-batch-userptr-helper.patch
@@ -32,6 +37,8 @@ if [ "${1:-}" = --guest ]; then
 	out=${VM_OUT:?run under scripts/vm-run}
 	bin=$top/build/bin
 	ab=$top/build/ab-helper
+	# the summary reads every round's file: none of an earlier run
+	rm -f "$out"/old-*.json "$out"/new-*.json
 	for round in $(seq "$rounds"); do
 		for v in old new; do
 			modprobe -r userptr_emu 2>/dev/null || true
@@ -54,7 +61,7 @@ if [ "${1:-}" = --guest ]; then
 	# medians drift with the host's load; the fastest of all the
 	# registrations is the cost with the least interference
 	echo "== $rounds rounds of 5: layout n, batch old/new median of the medians," \
-		"then fastest; contiguous median"
+		"then fastest; contiguous (one range, the same helper) old/new median"
 	med() {	# the median of one mode's medians over the rounds' files
 		jq -s --arg m "$1" '[.[].modes[$m].register.median_us] | sort |
 			if length % 2 == 1 then .[length / 2 | floor]
@@ -70,18 +77,21 @@ if [ "${1:-}" = --guest ]; then
 				-v nm="$(med batch "$out"/new-$lay-$n-*.json)" \
 				-v of="$(fastest "$out"/old-$lay-$n-*.json)" \
 				-v nf="$(fastest "$out"/new-$lay-$n-*.json)" \
-				-v c="$(med contiguous "$out"/{old,new}-$lay-$n-*.json)" \
-				'BEGIN { printf "%s %s: median %.1f -> %.1f us (%.2fx), fastest %.1f -> %.1f us (%.2fx); contiguous %.1f us\n",
-					l, n, om, nm, nm / om, of, nf, nf / of, c }'
+				-v oc="$(med contiguous "$out"/old-$lay-$n-*.json)" \
+				-v nc="$(med contiguous "$out"/new-$lay-$n-*.json)" \
+				'BEGIN { printf "%s %s: median %.1f -> %.1f us (%.2fx), fastest %.1f -> %.1f us (%.2fx); contiguous %.1f -> %.1f us (%.2fx)\n",
+					l, n, om, nm, nm / om, of, nf, nf / of, oc, nc, nc / oc }'
 		done
 	done
 	exit 0
 fi
 
 . "$top/scripts/lib.sh"
-rounds=3
+clock=(--icount) rounds=
+if [ "${1:-}" = -w ]; then clock=() rounds=3; shift; fi
 if [ "${1:-}" = -r ]; then rounds=$2; shift 2; fi
-[ $# -ge 1 ] || die "usage: ${0##*/} [-r ROUNDS] OLD_REV [NEW_REV]"
+rounds=${rounds:-1}
+[ $# -ge 1 ] || die "usage: ${0##*/} [-w] [-r ROUNDS] OLD_REV [NEW_REV]"
 O=$(kobj bench)
 [ -f "$O/Module.symvers" ] || die "no bench kernel: run 'make kernel modules FLAVOUR=bench' first"
 
@@ -110,5 +120,5 @@ for v in old new; do
 	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\n' >"$d/Kbuild"
 	kmake "$O" -s M="$d" modules
 done
-exec "$top/scripts/vm-run" --flavour bench --mem 1024 --no-kmemleak --timeout 3000 \
+exec "$top/scripts/vm-run" "${clock[@]}" --flavour bench --mem 1024 --no-kmemleak --timeout 3000 \
 	--out "$BUILD/ab-helper/run" -- "$top/tools/bench/ab-helper.sh" --guest "$rounds"

@@ -3,11 +3,12 @@
 # scripts/vm-run: exit status, argument passing, working directory, module
 # loading, and that a kernel warning, a leak, a crash or a hang fails the
 # run even when the command succeeds; the guest's clock and timers keep
-# real time; a tree below /tmp works; --mem sizes the guest; q35 boots
-# too; a booted guest is saved, restored (twice), and booted past when it
-# does not start. Three boots (q35 and two in a snapshot cache of their
-# own), the rest from saved guests; all but the clean run and the leak
-# test run with kmemleak off.
+# real time, or count instructions with --icount; a tree below /tmp
+# works; --mem sizes the guest; q35 boots too; a booted guest is saved,
+# restored (twice), and booted past when it does not start. Four boots
+# (q35, --icount and two in a snapshot cache of their own), the rest from
+# saved guests; all but the clean run and the leak test run with kmemleak
+# off.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
@@ -83,6 +84,29 @@ echo "start ($(cat "$vm_out/boot" 2>/dev/null)), command and shutdown took $(($(
 	tap_diag
 rm -rf "$t"
 vm_run=$top/scripts/vm-run vm_out=$top/build/check/vm-run.test
+
+# --icount: the guest's clock counts instructions. Idle time is skipped,
+# so a 60 s timer passes in less than 60 s of the host's (the whole run,
+# boot included), and the same loop of builtins takes the same guest time
+# run after run, within 1%, however busy the host is.
+icount='mkfifo /tmp/clock; exec 3<>/tmp/clock; t0=$EPOCHSECONDS; read -r -t 60 -u 3; echo "$((EPOCHSECONDS - t0))"; for r in 1 2 3; do s=${EPOCHREALTIME/./}; for ((i = 0; i < 20000; i++)); do :; done; echo $((${EPOCHREALTIME/./} - s)); done'
+start=$(date +%s)
+if run_vm 0 --icount --no-kmemleak -- bash -c "$icount"; then
+	host=$(($(date +%s) - start))
+	timer=$(printf '%s\n' "$out" | sed -n 1p)
+	echo "a 60 s guest timer: $timer s by the guest's clock, the run $host s of the host's" | tap_diag
+	[ "$timer" = 60 ] && [ "$host" -lt 60 ] &&
+		tap_ok "--icount: idle time is skipped" ||
+		tap_fail "--icount: idle time is skipped"
+	loops=$(printf '%s\n' "$out" | sed -n 2,4p | sort -n | tr '\n' ' ')
+	echo "the same loop, three times: $loops(guest us)" | tap_diag
+	read -r lo _ hi <<<"$loops"
+	[ "${lo:-0}" -gt 0 ] && [ $((hi - lo)) -le $((lo / 100)) ] &&
+		tap_ok "--icount: the same loop takes the same guest time, within 1%" ||
+		tap_fail "--icount: the same loop takes the same guest time, within 1%"
+else
+	tap_fail "--icount: a guest runs"
+fi
 
 # Saved guests, in a cache of their own: the first run boots and saves,
 # the next starts from it with its own clock and random numbers, and a
