@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The registration rows of the benchmark counted in instructions, run by
+# `make bench` (scripts/bench) in a guest under scripts/vm-run --icount:
+#
+#   tools/bench/bench-icount.sh OUTDIR [REPS] [MAXN]
+#
+# There the guest's clock advances one nanosecond per instruction, so
+# these times are thousands of instructions and the same on every run,
+# whatever the host does: the rows whose wall-clock ratios move most with
+# the host's load. 4096 and 8192 ranges of 4 KiB, scattered (the three
+# modes) and inside one mapping (the three modes), the contiguous
+# reference in a VMA per range beside the batch, and the gap probe. One
+# JSON file per row in OUTDIR, named as bench-matrix.sh names the timed
+# ones.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$1 reps=${2:-3} maxn=${3:-8192}
+bin=$top/build/bin
+mkdir -p "$out"
+if [ ! -e /dev/userptr_emu ]; then
+	. "$top/tools/selftests/userptr/lib.sh"
+	load_emu
+fi
+echo "kernel $(uname -r), counted in instructions (QEMU -icount), $reps repetitions"
+for n in 4096 8192; do
+	[ "$n" -le "$maxn" ] || continue
+	echo "== $n x 4k"
+	"$bin/userptr-bench" -n "$n" -s 4k -r "$reps" -o "$out/n${n}_4k.json"
+	echo "== $n x 4k, one mapping"
+	"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -r "$reps" -o "$out/m${n}_4k.json"
+	echo "== $n x 4k, contiguous in a VMA per range"
+	"$bin/userptr-bench" -n "$n" -s 4k -m batch -m contiguous --vma-per-range \
+		-r "$reps" -o "$out/vmas_${n}_4k.json"
+done
+n=$((maxn < 4096 ? maxn : 4096))
+echo "== $n gap pages, with and without a batch over them"
+"$bin/userptr-bench" -n "$n" --gap-probe -r "$reps" -o "$out/gap_probe.json"
