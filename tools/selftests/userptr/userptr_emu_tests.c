@@ -1294,6 +1294,90 @@ TEST(window_across_vmas_and_holes)
 	close(fd);
 }
 
+/*
+ * A first registration reads the page tables before it faults, and may
+ * take a page from that read only when it is present and writable (for a
+ * writable registration). Four ranges of one mapping, one window, three
+ * of them written; the third, the first the read meets that it must not
+ * take, is in turn never touched (no page), only read (the shared zero
+ * page, read-only), and written then shared copy-on-write with a child
+ * that stays alive (read-only). It must be faulted for write at
+ * registration: a CPU write afterwards then lands in the page the device
+ * holds, without an invalidation, where a read-only page taken as it was
+ * would be replaced by the write and evict the batch; a missing page
+ * taken as it was would give the device no data.
+ */
+TEST(first_registration_faults_what_it_cannot_take)
+{
+	enum { N = 4, K = 2 };
+	static const char *const kind[] = { "untouched", "zero page", "copy-on-write" };
+	static const char zero[64];
+	struct userptr_emu_query_args q0, q;
+	struct userptr_emu_range r[N];
+	struct layout l = { .n = N, .r = r };
+	int fd = open(DEV, O_RDWR | O_CLOEXEC), go[2], status;
+	unsigned int c, i;
+	pid_t pid = 0;
+	char *base;
+	uint64_t h;
+
+	ASSERT_GE(fd, 0);
+	for (c = 0; c < 3; c++) {
+		base = mmap(NULL, 2 * N * page_size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, base);
+		ASSERT_EQ(0, madvise(base, 2 * N * page_size, MADV_NOHUGEPAGE));
+		l.total = 0;
+		for (i = 0; i < N; i++) {
+			r[i].start = (uintptr_t)base + 2 * i * page_size;
+			r[i].size = page_size;
+			l.total += page_size;
+		}
+		if (c == 1)	/* a read maps the zero page */
+			EXPECT_EQ(0, memcmp(range_ptr(&l, K), zero, sizeof(zero)));
+		if (c == 2) {
+			fill(range_ptr(&l, K), page_size, 0x6000);
+			ASSERT_EQ(0, pipe(go));
+			pid = fork();
+			ASSERT_GE(pid, 0);
+			if (pid == 0) {
+				char x;
+
+				/* holds the shared page until the parent is done */
+				close(go[1]);
+				_exit(read(go[0], &x, 1) < 0);
+			}
+			close(go[0]);
+		}
+		/* after the fork: the parent's own, writable copies */
+		for (i = 0; i < N; i++)
+			if (i != K)
+				fill(range_ptr(&l, i), page_size, 0x6000 + i);
+
+		ASSERT_EQ(0, emu_alloc_batch(fd, DEV_VA, &l, FLAGS_RW, &h));
+		ASSERT_EQ(0, emu_query(fd, h, &q0, NULL));
+		EXPECT_EQ(1, q0.num_windows);
+		EXPECT_EQ(N, q0.num_valid);
+		fill(range_ptr(&l, K), page_size, 0x6100 + c);
+		ASSERT_EQ(0, emu_query(fd, h, &q, NULL));
+		EXPECT_EQ(q0.evictions, q.evictions) TH_LOG("%s: evicted", kind[c]);
+		EXPECT_EQ(N, q.num_valid);
+		EXPECT_EQ(0, device_matches_cpu(_metadata, fd, DEV_VA, &l, -1));
+		ASSERT_EQ(0, emu_query(fd, h, &q, NULL));
+		EXPECT_EQ(q0.evictions, q.evictions);
+		EXPECT_EQ(q0.range_faults, q.range_faults);
+		EXPECT_EQ(0, emu_free(fd, h));
+		if (c == 2) {
+			close(go[1]);
+			ASSERT_EQ(pid, waitpid(pid, &status, 0));
+			EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+		}
+		munmap(base, 2 * N * page_size);
+	}
+	EXPECT_EQ(0, emu_stats(fd).file_ranges);
+	close(fd);
+}
+
 /* ---------------- process exit ---------------- */
 
 TEST(exit_with_live_batches)
