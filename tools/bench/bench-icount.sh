@@ -16,12 +16,8 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1 reps=${2:-3} maxn=${3:-8192}
-bin=$top/build/bin
 mkdir -p "$out"
-if [ ! -e /dev/userptr_emu ]; then
-	. "$top/tools/selftests/userptr/lib.sh"
-	load_emu
-fi
+. "$top/tools/bench/bench-guest.sh"
 echo "kernel $(uname -r), counted in instructions (QEMU -icount), $reps repetitions"
 for n in 4096 8192; do
 	[ "$n" -le "$maxn" ] || continue

@@ -19,12 +19,8 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1 reps=${2:-5} maxn=${3:-8192}
-bin=$top/build/bin
 mkdir -p "$out"
-if [ ! -e /dev/userptr_emu ]; then
-	. "$top/tools/selftests/userptr/lib.sh"
-	load_emu
-fi
+. "$top/tools/bench/bench-guest.sh"
 echo "kernel $(uname -r), $(nproc) CPUs, $reps repetitions"
 
 for size in 4k 2m; do

@@ -26,12 +26,9 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-3}
 reps=${REPS:-5}
-bench=$top/build/bin/userptr-bench
-kfdtrace=$top/build/bin/kfdtrace
-if [ ! -e /dev/userptr_emu ]; then
-	. "$top/tools/selftests/userptr/lib.sh"
-	load_emu
-fi
+. "$top/tools/bench/bench-guest.sh"
+bench=$bin/userptr-bench
+kfdtrace=$bin/kfdtrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 args=(-n 4096 -s 4k -m per-range -m batch -k 1 -r "$reps")

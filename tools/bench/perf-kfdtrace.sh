@@ -21,7 +21,7 @@ n=${1:-4096}
 rounds=${2:-10}
 . "$top/tools/bench/perf-guest.sh"
 
-bench=("$top/build/bin/userptr-bench" -n "$n" -s 4k -m per-range -r "$rounds" -W)
+bench=("$bin/userptr-bench" -n "$n" -s 4k -m per-range -r "$rounds" -W)
 prof() {	# $1: perf.data name, then the command before perf, if any
 	local data=$out/$1
 	shift
@@ -29,7 +29,7 @@ prof() {	# $1: perf.data name, then the command before perf, if any
 		"${bench[@]}" -o "$data.json" >/dev/null
 }
 prof plain.data
-prof traced.data "$top/build/bin/kfdtrace" record -o "$out/kfdtrace.json" --
+prof traced.data "$bin/kfdtrace" record -o "$out/kfdtrace.json" --
 
 report() {
 	perf report -i "$out/$1" --kallsyms "$out/kallsyms" --comm userptr-bench \

@@ -11,7 +11,10 @@
 #
 # It leaves perf.data and the guest's kallsyms in the results directory
 # (the guest's tmpfs is gone after the run) and prints the report of the
-# samples under the batch ioctl, by symbol, with and without callees. The
+# samples under the batch ioctl, by symbol, with and without callees.
+# PERF_FREQ sets the sampling rate (default 4000 a second; in an
+# --icount guest, where a second is 10^9 instructions, 50000 gives
+# a sample every 20000 instructions). The
 # same report on the host, against the kernel's symbols:
 #
 #   perf report -i build/perf/perf.data --kallsyms build/perf/kallsyms \
@@ -22,10 +25,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-4096}
 rounds=${2:-40}
 mode=${3:-batch}
+freq=${PERF_FREQ:-4000}
 shift $(($# < 3 ? $# : 3))
 . "$top/tools/bench/perf-guest.sh"
-perf record -q -e cpu-clock -F 4000 -g -o "$out/perf.data" -- \
-	"$top/build/bin/userptr-bench" -n "$n" -s 4k -m "$mode" -r "$rounds" -k 1 -W \
+perf record -q -e cpu-clock -F "$freq" -g -o "$out/perf.data" -- \
+	"$bin/userptr-bench" -n "$n" -s 4k -m "$mode" -r "$rounds" -k 1 -W \
 	-o "$out/bench.json" "$@" >/dev/null
 # perf report of the samples under the device's alloc ioctls (the
 # registration: copying the ranges in, the batch's creation, its populate;
@@ -39,13 +43,13 @@ report() {
 	under --sort sym --percentage relative --percent-limit 1 "$@" | grep -v '^$' | head -n 40
 }
 # the registration's median as userptr-bench timed it, and how much of
-# the whole run's time was spent under the alloc ioctls (4000 samples a
-# second of CPU time)
+# the whole run's time was spent under the alloc ioctls ($freq samples
+# a second of CPU time)
 samples=$(under --sort parent -n | awk -v re="$parent" '$4 ~ re { s += $3 } END { print s + 0 }')
 echo "== $mode, $n ranges: registration median" \
 	"$(jq -r --arg m "$mode" '.modes[$m].register.median_us' "$out/bench.json") us;" \
 	"${samples:-0} samples under the alloc ioctls in $rounds rounds:" \
-	"$(echo "${samples:-0} * 250 / $rounds" | bc) us a round"
+	"$(echo "${samples:-0} * 1000000 / $freq / $rounds" | bc) us a round"
 echo "== samples under the alloc ioctls (the registration): self time, by symbol"
 report --no-children
 echo "== including callees"

@@ -263,7 +263,9 @@ static int run_once(int mode, unsigned int rep,
 	}
 	calls[mode] = upr_alloc_calls(a);
 	nranges[mode] = upr_alloc_ranges(a);
-	vmas[mode] = wl_vmas(&l);
+	/* every repetition builds the same layout: read its VMAs once */
+	if (!rep)
+		vmas[mode] = wl_vmas(&l);
 
 	/* only the emulated device can read: a GPU would need a queue */
 	if (upr_dev_backend(dev) != UPR_BACKEND_EMU)
