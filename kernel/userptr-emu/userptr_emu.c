@@ -246,22 +246,40 @@ static int uemu_commit_unchecked(struct drm_userptr_batch *batch)
 	return nerr;
 }
 
-/* map the faulted pages of the valid ranges: file->lock is held */
+/* map @n staged pages from @first on: how many of them were not mapped */
+static unsigned long uemu_map_pages(struct uemu_alloc *alloc, unsigned long first,
+				    unsigned long n)
+{
+	unsigned long i, mapped = 0;
+
+	for (i = first; i < first + n; i++) {
+		if (!alloc->pt[i])
+			mapped++;
+		alloc->pt[i] = alloc->staging[i];
+	}
+	return mapped;
+}
+
+/*
+ * Map the faulted pages of the valid ranges: file->lock is held. When all
+ * are valid, as after every populate that no invalidation raced, the whole
+ * staging array is mapped in one loop, as a GPU maps a BO's page array,
+ * without a visit per range.
+ */
 static void uemu_map_valid(struct uemu_alloc *alloc)
 {
 	struct drm_userptr_batch *batch = alloc->batch;
-	unsigned long i, mapped = 0;
+	unsigned long mapped = 0;
 	unsigned int r;
 
-	for (r = 0; r < batch->nranges; r++) {
-		const struct drm_userptr_batch_range *range = &batch->ranges[r];
+	if (!batch->ninvalid) {
+		mapped = uemu_map_pages(alloc, 0, batch->npages);
+	} else {
+		for (r = 0; r < batch->nranges; r++) {
+			const struct drm_userptr_batch_range *range = &batch->ranges[r];
 
-		if (!range->valid)
-			continue;
-		for (i = range->pgoff; i < range->pgoff + range->npages; i++) {
-			if (!alloc->pt[i])
-				mapped++;
-			alloc->pt[i] = alloc->staging[i];
+			if (range->valid)
+				mapped += uemu_map_pages(alloc, range->pgoff, range->npages);
 		}
 	}
 	atomic64_add(mapped, &uemu_pages);
