@@ -87,8 +87,8 @@ vm_run=$top/scripts/vm-run vm_out=$top/build/check/vm-run.test
 
 # --icount: the guest's clock counts instructions. Idle time is skipped,
 # so a 600 s timer passes in less than 600 s of the host's (the whole run,
-# boot included: 22-44 s here), and the same loop of builtins takes the same guest time
-# run after run, within 1%, however busy the host is.
+# boot included: 22-44 s here), and the same loop of builtins takes the
+# same guest time run after run, within 1%, however busy the host is.
 icount='mkfifo /tmp/clock; exec 3<>/tmp/clock; t0=$EPOCHSECONDS; read -r -t 600 -u 3; echo "$((EPOCHSECONDS - t0))"; for r in 1 2 3; do s=${EPOCHREALTIME/./}; for ((i = 0; i < 20000; i++)); do :; done; echo $((${EPOCHREALTIME/./} - s)); done'
 start=$(date +%s)
 if run_vm 0 --icount --no-kmemleak -- bash -c "$icount"; then
