@@ -197,11 +197,7 @@ static void uemu_invalidate(struct drm_userptr_batch *batch, unsigned int index,
 	if (!alloc->pt)
 		return;
 
-	/*
-	 * The device stops using the pages before the CPU may free them. Use
-	 * the batch passed in: alloc->batch is not set yet while
-	 * drm_userptr_batch_create() inserts the notifiers.
-	 */
+	/* the device stops using the pages before the CPU may free them */
 	uemu_clear_range(alloc, &batch->ranges[index]);
 	if (alloc->state != UEMU_LIVE)
 		return;		/* a first populate re-checks; a dead one is gone */
@@ -419,42 +415,44 @@ static struct uemu_alloc *uemu_lookup_handle(struct uemu_file *file, u64 handle)
 }
 
 /*
- * A new allocation of the ranges: the helper checks them (its errnos), sorts
- * them once and registers their notifiers; the device page table follows,
- * sized from the batch. Nothing is faulted yet.
+ * A new allocation of a prepared batch, which it takes over (on error too):
+ * registering it inserts the helper's notifiers; the device page table
+ * follows, sized from the batch. Nothing is faulted yet.
  */
 static struct uemu_alloc *uemu_alloc_create(struct uemu_file *file,
-					    const struct drm_userptr_range *ranges,
-					    unsigned int nranges, u32 flags)
+					    struct drm_userptr_batch *batch,
+					    u32 flags)
 {
-	struct drm_userptr_batch *batch;
 	struct uemu_alloc *alloc;
 	struct page **pt;
 	int ret;
 
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
-	if (!alloc)
+	if (!alloc) {
+		drm_userptr_batch_destroy(batch);
 		return ERR_PTR(-ENOMEM);
+	}
 	kref_init(&alloc->ref);
 	INIT_LIST_HEAD(&alloc->evicted_link);
 	alloc->file = file;
 	alloc->writable = flags & USERPTR_EMU_FLAG_WRITABLE;
+	alloc->batch = batch;
 
 	/*
 	 * From here on the notifiers can call uemu_invalidate() at any time;
 	 * until the page table is in place it has nothing to clear.
 	 */
-	batch = drm_userptr_batch_create(file->mm, ranges, nranges,
+	ret = drm_userptr_batch_register(batch, file->mm,
 					 alloc->writable ? 0 :
 					 DRM_USERPTR_BATCH_READONLY,
 					 &file->lock, &uemu_batch_ops, alloc);
-	if (IS_ERR(batch)) {
+	if (ret) {
+		drm_userptr_batch_destroy(batch);
 		kfree(alloc);
-		return ERR_CAST(batch);
+		return ERR_PTR(ret);
 	}
-	alloc->batch = batch;
 	atomic64_inc(&uemu_allocs);
-	atomic64_add(nranges, &uemu_ranges);
+	atomic64_add(batch->nranges, &uemu_ranges);
 	atomic64_add(batch->nwindows, &uemu_windows);
 
 	pt = kvcalloc(batch->npages, sizeof(*pt), GFP_KERNEL);
@@ -560,6 +558,7 @@ static int uemu_check_alloc_args(u64 va_addr, u32 flags)
 static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 {
 	struct userptr_emu_alloc_args args;
+	struct drm_userptr_batch *batch;
 	struct drm_userptr_range range;
 	struct uemu_alloc *alloc;
 	int ret;
@@ -571,13 +570,15 @@ static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 		return ret;
 	range.start = args.mmap_offset;
 	range.size = args.size;
-	ret = drm_userptr_batch_check_ranges(&range, 1, NULL);
-	if (ret)
-		return ret;
+	batch = drm_userptr_batch_prepare(&range, 1);
+	if (IS_ERR(batch))
+		return PTR_ERR(batch);
 	/* the device lookup comes after the arguments, as in amdkfd */
-	if (args.gpu_id != USERPTR_EMU_GPU_ID)
+	if (args.gpu_id != USERPTR_EMU_GPU_ID) {
+		drm_userptr_batch_destroy(batch);
 		return -EINVAL;
-	alloc = uemu_alloc_create(file, &range, 1, args.flags);
+	}
+	alloc = uemu_alloc_create(file, batch, args.flags);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	ret = uemu_alloc_publish(file, alloc, args.va_addr, &args.handle);
@@ -592,6 +593,7 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 {
 	struct userptr_emu_alloc_batch_args args;
 	struct drm_userptr_range *ranges;
+	struct drm_userptr_batch *batch;
 	struct uemu_alloc *alloc;
 	int ret;
 
@@ -612,17 +614,20 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 				   args.num_ranges, sizeof(*ranges));
 	if (IS_ERR(ranges))
 		return PTR_ERR(ranges);
-	/* the helper checks the ranges as it creates the batch: one sort */
-	alloc = uemu_alloc_create(file, ranges, args.num_ranges, args.flags);
+	/* the helper checks the ranges as it lays out the batch: one sort */
+	batch = drm_userptr_batch_prepare(ranges, args.num_ranges);
 	kvfree(ranges);
-	if (IS_ERR(alloc))
-		return PTR_ERR(alloc);
-	if (drm_userptr_batch_size(alloc->batch) != args.total_size ||
+	if (IS_ERR(batch))
+		return PTR_ERR(batch);
+	if (drm_userptr_batch_size(batch) != args.total_size ||
 	    /* the device lookup comes after the arguments, as in amdkfd */
 	    args.gpu_id != USERPTR_EMU_GPU_ID) {
-		uemu_alloc_put(alloc);
+		drm_userptr_batch_destroy(batch);
 		return -EINVAL;
 	}
+	alloc = uemu_alloc_create(file, batch, args.flags);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
 	ret = uemu_alloc_publish(file, alloc, args.va_addr, &args.handle);
 	if (ret)
 		return ret;
