@@ -29,7 +29,8 @@
 # medians move with the load and the fastest does not)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-patch=kernel/patches/0001-drm-add-a-batch-userptr-helper.patch
+# the helper's patch, whatever its number in the series
+patch=kernel/patches/NNNN-drm-add-a-batch-userptr-helper.patch
 files="drivers/gpu/drm/drm_userptr_batch.c drivers/gpu/drm/drm_userptr_batch_trace.h"
 
 if [ "${1:-}" = --guest ]; then
@@ -103,7 +104,13 @@ extract() {
 		on && body && /^\+/ { print substr($0, 2) }' <<<"$1"
 }
 src() {	# the patch at revision $1, or in the working tree
-	if [ -n "$1" ]; then git -C "$top" show "$1:$patch"; else cat "$top/$patch"; fi
+	local f
+	if [ -n "$1" ]; then
+		f=$(git -C "$top" ls-tree --name-only "$1" kernel/patches/ |
+			grep -e "${patch##*NNNN}\$") && git -C "$top" show "$1:$f"
+	else
+		f=$(ls "$top"/kernel/patches/*"${patch##*NNNN}") && cat "$f"
+	fi
 }
 
 for v in old new; do
