@@ -555,12 +555,32 @@ static int uemu_check_alloc_args(u64 va_addr, u32 flags)
 	return 0;
 }
 
+/*
+ * The tail both alloc ioctls share, once their arguments are checked and
+ * @batch is prepared: the device lookup (after the arguments, as in
+ * amdkfd), then registration and a handle. Takes @batch in every case.
+ */
+static int uemu_alloc_install(struct uemu_file *file,
+			      struct drm_userptr_batch *batch, u32 gpu_id,
+			      u64 va_addr, u32 flags, u64 *handle)
+{
+	struct uemu_alloc *alloc;
+
+	if (gpu_id != USERPTR_EMU_GPU_ID) {
+		drm_userptr_batch_destroy(batch);
+		return -EINVAL;
+	}
+	alloc = uemu_alloc_create(file, batch, flags);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	return uemu_alloc_publish(file, alloc, va_addr, handle);
+}
+
 static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 {
 	struct userptr_emu_alloc_args args;
 	struct drm_userptr_batch *batch;
 	struct drm_userptr_range range;
-	struct uemu_alloc *alloc;
 	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -573,15 +593,8 @@ static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 	batch = drm_userptr_batch_prepare(&range, 1);
 	if (IS_ERR(batch))
 		return PTR_ERR(batch);
-	/* the device lookup comes after the arguments, as in amdkfd */
-	if (args.gpu_id != USERPTR_EMU_GPU_ID) {
-		drm_userptr_batch_destroy(batch);
-		return -EINVAL;
-	}
-	alloc = uemu_alloc_create(file, batch, args.flags);
-	if (IS_ERR(alloc))
-		return PTR_ERR(alloc);
-	ret = uemu_alloc_publish(file, alloc, args.va_addr, &args.handle);
+	ret = uemu_alloc_install(file, batch, args.gpu_id, args.va_addr,
+				 args.flags, &args.handle);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))
@@ -594,7 +607,6 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 	struct userptr_emu_alloc_batch_args args;
 	struct drm_userptr_range *ranges;
 	struct drm_userptr_batch *batch;
-	struct uemu_alloc *alloc;
 	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -619,16 +631,12 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 	kvfree(ranges);
 	if (IS_ERR(batch))
 		return PTR_ERR(batch);
-	if (drm_userptr_batch_size(batch) != args.total_size ||
-	    /* the device lookup comes after the arguments, as in amdkfd */
-	    args.gpu_id != USERPTR_EMU_GPU_ID) {
+	if (drm_userptr_batch_size(batch) != args.total_size) {
 		drm_userptr_batch_destroy(batch);
 		return -EINVAL;
 	}
-	alloc = uemu_alloc_create(file, batch, args.flags);
-	if (IS_ERR(alloc))
-		return PTR_ERR(alloc);
-	ret = uemu_alloc_publish(file, alloc, args.va_addr, &args.handle);
+	ret = uemu_alloc_install(file, batch, args.gpu_id, args.va_addr,
+				 args.flags, &args.handle);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))
