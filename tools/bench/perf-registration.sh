@@ -18,7 +18,7 @@
 # same report on the host, against the kernel's symbols:
 #
 #   perf report -i build/perf/perf.data --kallsyms build/perf/kallsyms \
-#           --parent '^(memdup_user|uemu_alloc_create|uemu_alloc_publish)$' \
+#           --parent '^(memdup_user|drm_userptr_batch_prepare|uemu_alloc_create|uemu_alloc_publish)$' \
 #           -x --sort sym --percentage relative --stdio
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +34,7 @@ perf record -q -e cpu-clock -F "$freq" -g -o "$out/perf.data" -- \
 # perf report of the samples under the device's alloc ioctls (the
 # registration: copying the ranges in, the batch's creation, its populate;
 # the ioctl handlers themselves are inlined, so these three name them)
-parent='^(memdup_user|uemu_alloc_create|uemu_alloc_publish)$'
+parent='^(memdup_user|drm_userptr_batch_prepare|uemu_alloc_create|uemu_alloc_publish)$'
 under() {
 	perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" \
 		--parent "$parent" -x --stdio -g none "$@" 2>/dev/null
