@@ -557,16 +557,18 @@ static int uemu_check_alloc_args(u64 va_addr, u32 flags)
 
 /*
  * The tail both alloc ioctls share, once their arguments are checked and
- * @batch is prepared: the device lookup (after the arguments, as in
- * amdkfd), then registration and a handle. Takes @batch in every case.
+ * @batch is prepared: @size against the batch's, the device lookup (after
+ * the arguments, as in amdkfd), then registration and a handle. Takes
+ * @batch in every case.
  */
 static int uemu_alloc_install(struct uemu_file *file,
-			      struct drm_userptr_batch *batch, u32 gpu_id,
-			      u64 va_addr, u32 flags, u64 *handle)
+			      struct drm_userptr_batch *batch, u64 size,
+			      u32 gpu_id, u64 va_addr, u32 flags, u64 *handle)
 {
 	struct uemu_alloc *alloc;
 
-	if (gpu_id != USERPTR_EMU_GPU_ID) {
+	if (size != drm_userptr_batch_size(batch) ||
+	    gpu_id != USERPTR_EMU_GPU_ID) {
 		drm_userptr_batch_destroy(batch);
 		return -EINVAL;
 	}
@@ -593,8 +595,8 @@ static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 	batch = drm_userptr_batch_prepare(&range, 1);
 	if (IS_ERR(batch))
 		return PTR_ERR(batch);
-	ret = uemu_alloc_install(file, batch, args.gpu_id, args.va_addr,
-				 args.flags, &args.handle);
+	ret = uemu_alloc_install(file, batch, args.size, args.gpu_id,
+				 args.va_addr, args.flags, &args.handle);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))
@@ -631,12 +633,8 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 	kvfree(ranges);
 	if (IS_ERR(batch))
 		return PTR_ERR(batch);
-	if (drm_userptr_batch_size(batch) != args.total_size) {
-		drm_userptr_batch_destroy(batch);
-		return -EINVAL;
-	}
-	ret = uemu_alloc_install(file, batch, args.gpu_id, args.va_addr,
-				 args.flags, &args.handle);
+	ret = uemu_alloc_install(file, batch, args.total_size, args.gpu_id,
+				 args.va_addr, args.flags, &args.handle);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))

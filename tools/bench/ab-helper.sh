@@ -29,8 +29,8 @@
 # medians move with the load and the fastest does not)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-# the helper's patch, whatever its number in the series
-patch=kernel/patches/NNNN-drm-add-a-batch-userptr-helper.patch
+# the helper's patch, kernel/patches/*$patch whatever its number
+patch=-drm-add-a-batch-userptr-helper.patch
 files="drivers/gpu/drm/drm_userptr_batch.c drivers/gpu/drm/drm_userptr_batch_trace.h"
 
 if [ "${1:-}" = --guest ]; then
@@ -107,22 +107,22 @@ src() {	# the patch at revision $1, or in the working tree
 	local f
 	if [ -n "$1" ]; then
 		f=$(git -C "$top" ls-tree --name-only "$1" kernel/patches/ |
-			grep -e "${patch##*NNNN}\$") && git -C "$top" show "$1:$f"
+			grep -e "$patch\$") && git -C "$top" show "$1:$f"
 	else
-		f=$(ls "$top"/kernel/patches/*"${patch##*NNNN}") && cat "$f"
+		f=$(ls "$top"/kernel/patches/*"$patch") && cat "$f"
 	fi
 }
 
 for v in old new; do
 	rev=${1:-}
 	[ $v = new ] && rev=${2:-}
-	p=$(src "$rev") || die "no $patch at ${rev:-the working tree}"
+	p=$(src "$rev") || die "no kernel/patches/*$patch at ${rev:-the working tree}"
 	d=$top/build/ab-helper/$v
 	rm -rf "$d"
 	mkdir -p "$d"
 	for f in $files; do
 		extract "$p" "$f" >"$d/${f##*/}"
-		[ -s "$d/${f##*/}" ] || die "no $f in $patch at ${rev:-the working tree}"
+		[ -s "$d/${f##*/}" ] || die "no $f in kernel/patches/*$patch at ${rev:-the working tree}"
 	done
 	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\n' >"$d/Kbuild"
 	kmake "$O" -s M="$d" modules

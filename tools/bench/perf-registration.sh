@@ -18,8 +18,9 @@
 # same report on the host, against the kernel's symbols:
 #
 #   perf report -i build/perf/perf.data --kallsyms build/perf/kallsyms \
-#           --parent '^(memdup_user|drm_userptr_batch_prepare|uemu_alloc_create|uemu_alloc_publish)$' \
-#           -x --sort sym --percentage relative --stdio
+#           --parent "$parent" -x --sort sym --percentage relative --stdio
+#
+# with $parent as set below.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-4096}
