@@ -607,7 +607,6 @@ static int uemu_ioctl_alloc(struct uemu_file *file, void __user *uarg)
 static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 {
 	struct userptr_emu_alloc_batch_args args;
-	struct drm_userptr_range *ranges;
 	struct drm_userptr_batch *batch;
 	int ret;
 
@@ -618,19 +617,14 @@ static int uemu_ioctl_alloc_batch(struct uemu_file *file, void __user *uarg)
 	ret = uemu_check_alloc_args(args.va_addr, args.flags);
 	if (ret)
 		return ret;
-	if (!args.num_ranges || !args.ranges_ptr)
-		return -EINVAL;
-	/* the cap comes before the copy: an oversized request costs nothing */
-	if (args.num_ranges > drm_userptr_batch_max_ranges())
-		return -E2BIG;
-	BUILD_BUG_ON(sizeof(struct userptr_emu_range) != sizeof(*ranges));
-	ranges = memdup_array_user(u64_to_user_ptr(args.ranges_ptr),
-				   args.num_ranges, sizeof(*ranges));
-	if (IS_ERR(ranges))
-		return PTR_ERR(ranges);
-	/* the helper checks the ranges as it lays out the batch: one sort */
-	batch = drm_userptr_batch_prepare(ranges, args.num_ranges);
-	kvfree(ranges);
+	BUILD_BUG_ON(sizeof(struct userptr_emu_range) !=
+		     sizeof(struct drm_userptr_range));
+	/*
+	 * The helper checks the count, then reads and checks each range once
+	 * as it lays out the batch: no copy of the array, one sort.
+	 */
+	batch = drm_userptr_batch_prepare_user(u64_to_user_ptr(args.ranges_ptr),
+					       args.num_ranges);
 	if (IS_ERR(batch))
 		return PTR_ERR(batch);
 	ret = uemu_alloc_install(file, batch, args.total_size, args.gpu_id,

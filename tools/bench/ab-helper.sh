@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The helper module alone, before and after a change: builds
-# drm_userptr_batch.ko from the series (kernel/patches) at two project
-# revisions against the bench kernel, then loads them in turn in ONE bench
+# The helper module and its driver, before and after a change: builds
+# drm_userptr_batch.ko from the series (kernel/patches) and the emulated
+# device, userptr_emu.ko (kernel/userptr-emu), at two project revisions
+# against the bench kernel, then loads each pair in turn in ONE bench
 # guest, ROUNDS times, and times the batch and contiguous registrations of
 # 4096 and 8192 scattered 4 KiB ranges (userptr-bench -m batch -m
-# contiguous -r 5, both layouts). Same guest, same device module, same
-# kernel: only the helper differs, so the run-to-run spread of separate
+# contiguous -r 5, both layouts). Same guest, same kernel: only the two
+# modules differ (a change of the helper's API changes its caller), so the run-to-run spread of separate
 # guests (the contiguous reference varies up to 4x) stays out. The guest
 # counts instructions (scripts/vm-run --icount): its microsecond is a
 # thousand instructions, the same on every run whatever the host does, so
@@ -15,9 +16,9 @@
 #
 #   tools/bench/ab-helper.sh [-w] [-r ROUNDS] OLD_REV [NEW_REV]
 #
-# NEW_REV defaults to the working tree's kernel/patches. Both helpers are
-# built against the bench kernel's include/drm/drm_userptr_batch.h, which
-# the device module was built against too: an older helper that does not
+# NEW_REV defaults to the working tree's kernel/patches and
+# kernel/userptr-emu. Both pairs are built against the bench kernel's
+# include/drm/drm_userptr_batch.h: an older helper or device that does not
 # compile against it cannot be compared this way (one whose struct lacks
 # fields the header added compiles, and never reads them). Prints one line
 # per run and, last, per layout and N the old and new batch's median of
@@ -45,7 +46,7 @@ if [ "${1:-}" = --guest ]; then
 			modprobe -r userptr_emu 2>/dev/null || true
 			rmmod drm_userptr_batch 2>/dev/null || true
 			insmod "$ab/$v/drm_userptr_batch.ko"
-			modprobe userptr_emu
+			insmod "$ab/$v/emu/userptr_emu.ko"
 			for lay in scattered one-mapping; do
 				opt=()
 				[ $lay = one-mapping ] && opt=(--one-mapping)
@@ -126,6 +127,14 @@ for v in old new; do
 	done
 	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\n' >"$d/Kbuild"
 	kmake "$O" -s M="$d" modules
+	# the device at the same revision: it calls what that helper exports
+	mkdir -p "$d/emu"
+	if [ -n "$rev" ]; then
+		git -C "$top" archive "$rev" kernel/userptr-emu | tar -x -C "$d/emu" --strip-components=2
+	else
+		cp "$top"/kernel/userptr-emu/* "$d/emu/"
+	fi
+	kmake "$O" -s M="$d/emu" modules
 done
 exec "$top/scripts/vm-run" "${clock[@]}" --flavour bench --mem 1024 --no-kmemleak --timeout 3000 \
 	--out "$BUILD/ab-helper/run" -- "$top/tools/bench/ab-helper.sh" --guest "$rounds"

@@ -33,10 +33,11 @@ perf record -q -e cpu-clock -F "$freq" -g -o "$out/perf.data" -- \
 	"$bin/userptr-bench" -n "$n" -s 4k -m "$mode" -r "$rounds" -k 1 -W \
 	-o "$out/bench.json" "$@" >/dev/null
 # perf report of the samples under the device's alloc ioctls (the
-# registration: copying the ranges in, the batch's prepare and creation,
-# its populate; the ioctl handlers themselves are inlined, so these four
-# name them)
-parent='^(memdup_user|drm_userptr_batch_prepare|uemu_alloc_create|uemu_alloc_publish)$'
+# registration: the batch's prepare, which reads the ranges in, its
+# creation and its populate; the ioctl handlers themselves are inlined,
+# and both of the helper's prepare functions tail-call batch_prepare(), so
+# these three name them)
+parent='^(batch_prepare|uemu_alloc_create|uemu_alloc_publish)$'
 under() {
 	perf report -i "$out/perf.data" --kallsyms "$out/kallsyms" \
 		--parent "$parent" -x --stdio -g none "$@" 2>/dev/null

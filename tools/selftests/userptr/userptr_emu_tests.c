@@ -1430,7 +1430,7 @@ enum bad_case {
 	BAD_SIZE_ZERO, BAD_WRAP, BAD_ABOVE_USER, BAD_OVERLAP, BAD_SUM_LESS,
 	BAD_SUM_MORE, BAD_OVER_CAP, BAD_NO_USERPTR_FLAG, BAD_UNKNOWN_FLAG,
 	BAD_PAD, BAD_GPU_ID, BAD_VA_UNALIGNED, BAD_VA_WRAP, BAD_VA_IN_USE,
-	BAD_RANGES_PTR_FAULT, BAD_NOT_MAPPED, BAD_RW_OF_READ_ONLY,
+	BAD_RANGES_PTR_FAULT, BAD_RANGES_TAIL_FAULT, BAD_NOT_MAPPED, BAD_RW_OF_READ_ONLY,
 	BAD_FREE_UNKNOWN, BAD_OTHER_PROCESS,
 };
 
@@ -1459,6 +1459,7 @@ FIXTURE_VARIANT_ADD(bad, va_unaligned) { BAD_VA_UNALIGNED, EINVAL };
 FIXTURE_VARIANT_ADD(bad, va_wraps) { BAD_VA_WRAP, EOVERFLOW };
 FIXTURE_VARIANT_ADD(bad, va_in_use) { BAD_VA_IN_USE, EADDRINUSE };
 FIXTURE_VARIANT_ADD(bad, ranges_ptr_unmapped) { BAD_RANGES_PTR_FAULT, EFAULT };
+FIXTURE_VARIANT_ADD(bad, ranges_tail_unmapped) { BAD_RANGES_TAIL_FAULT, EFAULT };
 FIXTURE_VARIANT_ADD(bad, cpu_range_not_mapped) { BAD_NOT_MAPPED, EFAULT };
 FIXTURE_VARIANT_ADD(bad, writable_of_read_only) { BAD_RW_OF_READ_ONLY, EPERM };
 FIXTURE_VARIANT_ADD(bad, free_unknown_handle) { BAD_FREE_UNKNOWN, EINVAL };
@@ -1575,6 +1576,18 @@ TEST_F(bad, alloc_batch)
 		ASSERT_NE(MAP_FAILED, big);
 		a.ranges_ptr = (uintptr_t)big;
 		break;
+	case BAD_RANGES_TAIL_FAULT:
+		/*
+		 * The helper reads the array as it checks it, no copy first:
+		 * two good ranges, then the third in a PROT_NONE page.
+		 */
+		big = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, big);
+		ASSERT_EQ(0, mprotect((char *)big + 4096, 4096, PROT_NONE));
+		memcpy((char *)big + 4096 - 2 * sizeof(*r), r, 2 * sizeof(*r));
+		a.ranges_ptr = (uintptr_t)big + 4096 - 2 * sizeof(*r);
+		break;
 	case BAD_NOT_MAPPED:
 		ASSERT_EQ(0, munmap(range_ptr(&self->l, 2), r[2].size));
 		break;
@@ -1604,7 +1617,7 @@ TEST_F(bad, alloc_batch)
 	if (!ret)
 		emu_free(self->fd, a.handle);
 	if (big)
-		munmap(big, 4096);
+		munmap(big, variant->c == BAD_RANGES_TAIL_FAULT ? 8192 : 4096);
 }
 
 /* the same rules for one range through the per-range ioctl */
