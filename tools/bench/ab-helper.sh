@@ -7,8 +7,9 @@
 # guest, ROUNDS times, and times the batch and contiguous registrations of
 # 4096 and 8192 scattered 4 KiB ranges (userptr-bench -m batch -m
 # contiguous -r 5, both layouts). Same guest, same kernel: only the two
-# modules differ (a change of the helper's API changes its caller), so the run-to-run spread of separate
-# guests (the contiguous reference varies up to 4x) stays out. The guest
+# modules differ (a change of the helper's API changes its caller), so
+# the run-to-run spread of separate guests (the contiguous reference
+# varies up to 4x) stays out. The guest
 # counts instructions (scripts/vm-run --icount): its microsecond is a
 # thousand instructions, the same on every run whatever the host does, so
 # one round (the default) measures a change exactly; -w times it by the

@@ -1505,6 +1505,7 @@ TEST_F(bad, alloc_batch)
 		.flags = FLAGS_RW,
 	};
 	struct userptr_emu_range *r = self->l.r, *big = NULL;
+	size_t big_size = 0;
 	unsigned long cap;
 	int ret, status;
 	pid_t pid;
@@ -1572,7 +1573,8 @@ TEST_F(bad, alloc_batch)
 				       FLAGS_RW, &self->h));
 		break;
 	case BAD_RANGES_PTR_FAULT:
-		big = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		big_size = 4096;
+		big = mmap(NULL, big_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		ASSERT_NE(MAP_FAILED, big);
 		a.ranges_ptr = (uintptr_t)big;
 		break;
@@ -1582,7 +1584,8 @@ TEST_F(bad, alloc_batch)
 		 * a PROT_NONE page. Whether the array is copied first or read
 		 * as it is checked, nothing may stay registered.
 		 */
-		big = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		big_size = 8192;
+		big = mmap(NULL, big_size, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		ASSERT_NE(MAP_FAILED, big);
 		ASSERT_EQ(0, mprotect((char *)big + 4096, 4096, PROT_NONE));
@@ -1618,7 +1621,7 @@ TEST_F(bad, alloc_batch)
 	if (!ret)
 		emu_free(self->fd, a.handle);
 	if (big)
-		munmap(big, variant->c == BAD_RANGES_TAIL_FAULT ? 8192 : 4096);
+		munmap(big, big_size);
 }
 
 /* the same rules for one range through the per-range ioctl */
