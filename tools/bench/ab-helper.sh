@@ -18,10 +18,10 @@
 #   tools/bench/ab-helper.sh [-w] [-r ROUNDS] OLD_REV [NEW_REV]
 #
 # NEW_REV defaults to the working tree's kernel/patches and
-# kernel/userptr-emu. Both pairs are built against the bench kernel's
-# include/drm/drm_userptr_batch.h: an older helper or device that does not
-# compile against it cannot be compared this way (one whose struct lacks
-# fields the header added compiles, and never reads them). Prints one line
+# kernel/userptr-emu. Each pair is built against the bench kernel with its
+# own revision's include/drm/drm_userptr_batch.h (from the same patch),
+# put before the kernel's on the include path: a change of the helper's
+# structs compares too. Prints one line
 # per run and, last, per layout and N the old and new batch's median of
 # the rounds' medians and its fastest registration of all, in us:
 #
@@ -34,6 +34,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # the helper's patch, kernel/patches/*$patch whatever its number
 patch=-drm-add-a-batch-userptr-helper.patch
 files="drivers/gpu/drm/drm_userptr_batch.c drivers/gpu/drm/drm_userptr_batch_trace.h"
+header=include/drm/drm_userptr_batch.h
 
 if [ "${1:-}" = --guest ]; then
 	rounds=$2
@@ -126,7 +127,11 @@ for v in old new; do
 		extract "$p" "$f" >"$d/${f##*/}"
 		[ -s "$d/${f##*/}" ] || die "no $f in kernel/patches/*$patch at ${rev:-the working tree}"
 	done
-	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\n' >"$d/Kbuild"
+	mkdir -p "$d/include/drm"
+	extract "$p" "$header" >"$d/include/drm/${header##*/}"
+	[ -s "$d/include/drm/${header##*/}" ] || die "no $header in kernel/patches/*$patch at ${rev:-the working tree}"
+	# NOSTDINC_FLAGS comes before the kernel's include directories
+	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\nNOSTDINC_FLAGS += -I$(src)/include\n' >"$d/Kbuild"
 	kmake "$O" -s M="$d" modules
 	# the device at the same revision: it calls what that helper exports
 	mkdir -p "$d/emu"
@@ -135,6 +140,7 @@ for v in old new; do
 	else
 		cp "$top"/kernel/userptr-emu/* "$d/emu/"
 	fi
+	echo 'NOSTDINC_FLAGS += -I$(src)/../include' >>"$d/emu/Kbuild"
 	kmake "$O" -s M="$d/emu" modules
 done
 exec "$top/scripts/vm-run" "${clock[@]}" --flavour bench --mem 1024 --no-kmemleak --timeout 3000 \
