@@ -224,22 +224,14 @@ static const struct drm_userptr_batch_ops uemu_batch_ops = {
  */
 static int uemu_commit_unchecked(struct drm_userptr_batch *batch)
 {
-	unsigned int i, nerr = 0;
+	unsigned int k;
 
-	for (i = 0; i < batch->nranges; i++) {
-		struct drm_userptr_batch_range *r = &batch->ranges[i];
-
-		if (r->error)
-			nerr++;
-		if (!r->faulted)
-			continue;
-		r->faulted = false;
-		if (!r->valid) {
-			r->valid = true;
+	for_each_set_bit(k, batch->faulted, batch->nranges) {
+		__clear_bit(k, batch->faulted);
+		if (!__test_and_set_bit(k, batch->valid))
 			batch->ninvalid--;
-		}
 	}
-	return nerr;
+	return bitmap_weight(batch->failed, batch->nranges);
 }
 
 /* map @n staged pages from @first on: how many of them were not mapped */
@@ -265,17 +257,16 @@ static unsigned long uemu_map_pages(struct uemu_alloc *alloc, unsigned long firs
 static void uemu_map_valid(struct uemu_alloc *alloc)
 {
 	struct drm_userptr_batch *batch = alloc->batch;
+	const struct drm_userptr_batch_range *range;
 	unsigned long mapped = 0;
-	unsigned int r;
+	unsigned int k;
 
 	if (!batch->ninvalid) {
 		mapped = uemu_map_pages(alloc, 0, batch->npages);
 	} else {
-		for (r = 0; r < batch->nranges; r++) {
-			const struct drm_userptr_batch_range *range = &batch->ranges[r];
-
-			if (range->valid)
-				mapped += uemu_map_pages(alloc, range->pgoff, range->npages);
+		for_each_set_bit(k, batch->valid, batch->nranges) {
+			range = &batch->ranges[drm_userptr_batch_index(batch, k)];
+			mapped += uemu_map_pages(alloc, range->pgoff, range->npages);
 		}
 	}
 	atomic64_add(mapped, &uemu_pages);
@@ -502,12 +493,9 @@ static int uemu_alloc_publish(struct uemu_file *file, struct uemu_alloc *alloc,
 	ret = uemu_populate(alloc);
 	if (ret > 0) {
 		/* registering memory that is not mapped fails, as in amdkfd */
-		for (i = 0; i < nranges; i++) {
-			if (alloc->batch->ranges[i].error) {
-				ret = alloc->batch->ranges[i].error;
-				break;
-			}
-		}
+		i = find_first_bit(alloc->batch->failed, nranges);
+		if (i < nranges)
+			ret = drm_userptr_batch_error(alloc->batch, i);
 	}
 	mutex_lock(&file->lock);
 	if (!ret && interval_tree_iter_first(&file->va_tree, alloc->va.start,
@@ -811,16 +799,17 @@ static int uemu_ioctl_query(struct uemu_file *file, void __user *uarg)
 	args.num_failed = 0;
 	args.num_faulted = 0;
 	for (i = 0; i < nranges; i++) {
-		const struct drm_userptr_batch_range *r = &batch->ranges[i];
+		bool v = test_bit(i, batch->valid);
 
+		/* bit i is the range at position i of the address order */
 		if (valid)
-			valid[i] = r->valid;
-		if (!r->valid && r->error)
+			valid[drm_userptr_batch_index(batch, i)] = v;
+		if (!v && test_bit(i, batch->failed))
 			args.num_failed++;
-		/* written by a running restore without the lock: a snapshot */
-		if (READ_ONCE(r->faulted))
-			args.num_faulted++;
 	}
+	/* written by a running restore without the lock: a snapshot */
+	for (i = 0; i < BITS_TO_LONGS(nranges); i++)
+		args.num_faulted += hweight_long(READ_ONCE(batch->faulted[i]));
 	args.evicted = alloc->evicted;
 	args.restoring = alloc->restoring;
 	args.range_faults = alloc->range_faults;
