@@ -228,6 +228,13 @@ static int uemu_commit_unchecked(struct drm_userptr_batch *batch)
 
 	for_each_set_bit(k, batch->faulted, batch->nranges) {
 		__clear_bit(k, batch->faulted);
+		/*
+		 * The hit it ignores is cleared too: the helper keeps no hit
+		 * bit on a valid range (its snapshot would never queue the
+		 * range again to clear it), so that the switch turned off
+		 * leaves a batch the real commit can take back.
+		 */
+		__clear_bit(k, batch->hit);
 		if (!__test_and_set_bit(k, batch->valid))
 			batch->ninvalid--;
 	}
@@ -471,7 +478,7 @@ out_put:
 static int uemu_alloc_publish(struct uemu_file *file, struct uemu_alloc *alloc,
 			      u64 va_addr, u64 *handle)
 {
-	unsigned int i, nranges = alloc->batch->nranges;
+	unsigned int i, first, nranges = alloc->batch->nranges;
 	u64 last;
 	int ret;
 
@@ -492,10 +499,18 @@ static int uemu_alloc_publish(struct uemu_file *file, struct uemu_alloc *alloc,
 	mutex_lock(&file->restore_lock);
 	ret = uemu_populate(alloc);
 	if (ret > 0) {
-		/* registering memory that is not mapped fails, as in amdkfd */
-		i = find_first_bit(alloc->batch->failed, nranges);
-		if (i < nranges)
-			ret = drm_userptr_batch_error(alloc->batch, i);
+		/*
+		 * Registering memory that is not mapped fails, as in amdkfd,
+		 * with the error of the first range that failed in the order
+		 * given (the bits are in address order).
+		 */
+		first = nranges;
+		for_each_set_bit(i, alloc->batch->failed, nranges) {
+			if (drm_userptr_batch_index(alloc->batch, i) < first) {
+				first = drm_userptr_batch_index(alloc->batch, i);
+				ret = drm_userptr_batch_error(alloc->batch, i);
+			}
+		}
 	}
 	mutex_lock(&file->lock);
 	if (!ret && interval_tree_iter_first(&file->va_tree, alloc->va.start,
