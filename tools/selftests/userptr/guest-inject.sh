@@ -24,9 +24,12 @@ verdict() {
 		tap_ok "$1" || { printf '%s\n' "$v" | tap_diag; tap_fail "$1"; }
 }
 
-# The tests the switches break, and the storm they run.
+# The tests the switches break, and the storm they run. The sparse ones
+# are the span of 1 GiB with holes carved in, the hardest of their layouts.
+sparse=sparse.holes_1g
 broken=(inv.madv_dontneed inv.mremap_onto_range inv.invalidate_between_fault_and_commit
-	win.refault_only_the_hit_range)
+	win.refault_only_the_hit_range $sparse.restore_refaults_the_invalidated_ranges
+	$sparse.refault_only_the_hit_range_far_apart)
 stress=("$top/build/bin/userptr-stress" -n 16 -i 40 -T 3000 -a dontneed,mremap,fork,write)
 
 # baseline: with every switch off, the tests pass and kfdtrace's verdict on
@@ -99,6 +102,8 @@ expect_fail inject_ignore_invalidate inv.mremap_onto_range
 expect_fail inject_never_restore inv.madv_dontneed
 expect_fail inject_skip_seq_check inv.invalidate_between_fault_and_commit
 expect_fail inject_skip_seq_check win.refault_only_the_hit_range
+expect_fail inject_ignore_invalidate $sparse.restore_refaults_the_invalidated_ranges
+expect_fail inject_skip_seq_check $sparse.refault_only_the_hit_range_far_apart
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 [ $TAP_FAILED -eq 0 ]
