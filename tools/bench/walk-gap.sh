@@ -28,7 +28,7 @@ out=$1 reps=${2:-3}
 mkdir -p "$out"
 . "$top/tools/bench/bench-guest.sh"
 param=/sys/module/drm_userptr_batch/parameters/walk_gap_kb
-gaps="0 4 16 32 64 128 256 512 2048"
+gaps="0 8 16 32 64 128 256 2048"
 rams="64 256 1024 2048"
 old=$(cat "$param")
 trap 'echo "$old" >"$param"' EXIT
