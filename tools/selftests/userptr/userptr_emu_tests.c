@@ -1832,7 +1832,13 @@ TEST_F(sparse, restore_refaults_the_invalidated_ranges)
 	ASSERT_EQ(0, munmap(range_ptr(l, x), l->r[x].size));
 	ASSERT_EQ(0, emu_wait_restored(s->b.fd, s->b.h, &q0));
 	ASSERT_EQ(0, emu_query(s->b.fd, s->b.h, &q0, valid));
-	EXPECT_EQ(q.range_faults + 1, q0.range_faults);
+	/*
+	 * munmap() inside the VMA splits it first, which invalidates the
+	 * page-table page the range is alone in, then unmaps: two hits of
+	 * the range, and a slow kernel (KASAN) may restore between them
+	 */
+	EXPECT_LE(q.range_faults + 1, q0.range_faults);
+	EXPECT_GE(q.range_faults + 2, q0.range_faults);
 	EXPECT_EQ(1, q0.num_failed);
 	EXPECT_EQ(n - 1, q0.num_valid);
 	for (i = 0; i < n; i++)
