@@ -47,3 +47,31 @@ usage_error "userptr-virgl: --huge with N not a multiple of 512" \
 usage_error "userptr-virgl: an unknown way" "unknown way 'all'" "$v" -w all
 usage_error "userptr-virgl: guest RAM smaller than twice the blob" \
 	"--ram must hold twice the blob" "$v" -n 16384 -G 64
+usage_error "userptr-virgl: an unknown way after a known one" "unknown way 'foo'" \
+	"$v" -w batch -w foo
+usage_error "userptr-virgl: --touch of neither all nor sparse" \
+	"unknown --touch 'none' \(all or sparse\)" "$v" --touch none
+usage_error "userptr-virgl: guest RAM past 1 TiB" "'1048577' is not a number from 16 to 1048576" \
+	"$v" -G 1048577
+usage_error "userptr-virgl: --gap-price with --map-limit" \
+	"--gap-price and --map-limit exclude each other" "$v" --gap-price --map-limit
+help=$("$v" --help)
+if [[ $help == *"--touch=HOW"* && $help == *"--gap-price"* && $help == *contiguous* ]]; then
+	tap_ok "userptr-virgl: --help lists --touch, --gap-price and the contiguous way"
+else
+	tap_fail "userptr-virgl: --help lists --touch, --gap-price and the contiguous way"
+fi
+# 16 GiB of guest RAM, touched sparsely, maps in the memory of a small
+# machine (about 300 MiB written): the run goes as far as the device
+if [ -e /dev/userptr_emu ]; then
+	tap_skip "userptr-virgl: 16 GiB of guest RAM touched sparsely" "a device to run on"
+else
+	rc=0
+	err=$("$v" -n 4096 -G 16384 --touch sparse -r 1 2>&1 >/dev/null) || rc=$?
+	if [ $rc -eq 1 ] && [[ $err == *"/dev/userptr_emu"* ]]; then
+		tap_ok "userptr-virgl: 16 GiB of guest RAM touched sparsely, picked and written"
+	else
+		printf '%s\n' "$err" | tap_diag
+		tap_fail "userptr-virgl: 16 GiB of guest RAM touched sparsely (exit $rc)"
+	fi
+fi
