@@ -12,8 +12,12 @@
 # range, the 4096-range batch
 # with a notifier per range, and the gap probe (the price of one notifier
 # over many ranges for the rest of the process). Then the virgl workload
-# (userptr-virgl: batch vs mremap stitching vs per iovec, and the
-# stitching's vm.max_map_count wall). Then two runs under kfdtrace
+# (userptr-virgl: batch vs mremap stitching vs per iovec vs one contiguous
+# run of guest frames, and the stitching's vm.max_map_count wall), the same
+# blobs of 4096 and 8192 pages in guest RAM of 64 MiB to 2 GiB touched whole
+# and 16 GiB touched sparsely (the span's rows), and the price of the
+# batch's notifiers when 2 GiB of guest RAM outside the blob is discarded.
+# Then two runs under kfdtrace
 # that count what the table cannot: the ioctls of 4096 ranges per range and
 # as a batch, and the ranges one restore faults again.
 set -eu
@@ -71,10 +75,11 @@ echo "== $n gap pages, with and without a batch over them"
 
 # The published client's workload: a virgl blob of N guest pages in one
 # shared memfd mapping of guest RAM, as one batch, as virglrenderer's
-# mremap(MREMAP_DONTUNMAP) stitching plus one userptr, and per iovec; 4 KiB
-# pages in short runs, and 2 MiB runs. Then the N at which stitching
-# fails once vm.max_map_count is lowered to 1024 (65530 by default: the
-# same wall, reached at about 64 times the N).
+# mremap(MREMAP_DONTUNMAP) stitching plus one userptr, per iovec, and the
+# reference of one userptr over N neighbouring guest frames; 4 KiB pages in
+# short runs, and 2 MiB runs. Then the N at which stitching fails once
+# vm.max_map_count is lowered to 1024 (65530 by default: the same wall,
+# reached at about 64 times the N).
 for n in 16 256 4096 8192; do
 	[ "$n" -le "$maxn" ] || continue
 	echo "== virgl blob of $n guest pages"
@@ -85,6 +90,38 @@ if [ $((n % 512)) -eq 0 ]; then
 	echo "== virgl blob of $n guest pages in 2 MiB runs"
 	"$bin/userptr-virgl" -n "$n" --huge -r "$reps" -o "$out/virgl_${n}_2m.json"
 fi
+
+# The span: the same blobs in guest RAM of 64 MiB to 2 GiB, written whole
+# as a running guest's is, and of 16 GiB with only the blob's pages, the
+# contiguous run's and every 64th page written (so that it fits the
+# guest's 4 GiB: every 2 MiB of it still has its page-table page), for
+# the batch's cost against the span of address space its ranges are spread
+# over (span_N_MIB.json). The row of 4096 pages in 64 MiB is the run above
+# (its default guest RAM), not run twice. Then the wide notifier's price
+# at 2 GiB: all guest RAM outside the blob discarded with the batch
+# registered and without any registration (gapprice_MIB.json).
+for n in 4096 8192; do
+	[ "$n" -le "$maxn" ] || continue
+	for ram in 64 256 1024 2048 16384; do
+		f=$out/span_${n}_${ram}.json
+		touch=all
+		[ "$ram" -le 2048 ] || touch=sparse
+		if [ "$touch" = all ] && [ $((ram << 8)) -eq $((n * 4 < 16384 ? 16384 : n * 4)) ] &&
+		   [ -f "$out/virgl_${n}_4k.json" ]; then
+			cp "$out/virgl_${n}_4k.json" "$f"
+			continue
+		fi
+		echo "== virgl blob of $n guest pages in $ram MiB of guest RAM, touched $touch"
+		"$bin/userptr-virgl" -n "$n" -G "$ram" --touch "$touch" -r "$reps" -o "$f"
+	done
+done
+n=$((maxn < 4096 ? maxn : 4096))
+if [ "$n" -ge 16 ]; then
+	echo "== the batch's notifiers' price: 2 GiB of guest RAM outside a blob of $n pages discarded"
+	"$bin/userptr-virgl" -n "$n" -G 2048 --gap-price -r "$reps" -o "$out/gapprice_2048.json" ||
+		echo "gap price: the batch saw an eviction or a step failed (above)"
+fi
+
 old=$(cat /proc/sys/vm/max_map_count)
 echo 1024 >/proc/sys/vm/max_map_count
 echo "== virgl stitching against vm.max_map_count = 1024"
