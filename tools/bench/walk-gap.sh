@@ -20,8 +20,12 @@
 # OUTDIR, then the table:
 #
 #   walk_gap_kb     64M    256M      1G      2G
-#   0            2251.3  2840.1  3022.7  3101.0
-#   ...
+#   0            4205.4  4704.4  4817.8  4837.7
+#   64           1862.0  3532.8  4444.0  4646.0
+#   2048         1895.1  5205.5 16568.8 25665.1
+#
+# (2026-11-26, bench kernel at 1f40a42; the whole table is in
+# docs/results/analysis.md)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1 reps=${2:-3}

@@ -65,6 +65,8 @@ long wl_check(const void *p, uint64_t size, uint64_t tag, uint64_t off);
 #define WL_TAG_ZERO	0
 
 double wl_now(void);
+/* the median of @n seconds at @v, which it sorts */
+double wl_median(double *v, unsigned int n);
 
 /*
  * The layout options every workload takes (-n, -s, -S, -x), as an argp

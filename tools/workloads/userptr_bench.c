@@ -311,13 +311,6 @@ out:
 	return ret;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct stat3 {
 	double med, min, max;	/* microseconds */
 };
@@ -329,10 +322,9 @@ static struct stat3 stats(int mode, int metric)
 	struct stat3 s;
 
 	memcpy(v, t[mode][metric], n * sizeof(v[0]));
-	qsort(v, n, sizeof(v[0]), cmp_double);
+	s.med = wl_median(v, n) * 1e6;
 	s.min = v[0] * 1e6;
 	s.max = v[n - 1] * 1e6;
-	s.med = (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) * 1e6;
 	return s;
 }
 
@@ -470,12 +462,6 @@ static double drop_gaps(char *base, unsigned int n, long page)
 	return wl_now() - t0;
 }
 
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 #define WINDOW_GAP	"/sys/module/drm_userptr_batch/parameters/window_gap_kb"
 
 /* set the helper's window_gap_kb, keeping the old value in old: 0 or -1 */
@@ -577,10 +563,10 @@ static int gap_probe(void)
 			(unsigned long long)q.evictions);
 		return ret;
 	}
-	mn = median(without, env.reps) * 1e6;
-	mw = median(with, env.reps) * 1e6;
+	mn = wl_median(without, env.reps) * 1e6;
+	mw = wl_median(with, env.reps) * 1e6;
 	if (old[0])
-		me = median(each, env.reps) * 1e6;
+		me = wl_median(each, env.reps) * 1e6;
 	printf("%u gap pages: MADV_DONTNEED without a batch %.1f us, ", n, mn);
 	if (old[0])
 		printf("with %u notifiers of one range each %.1f us, ", qe.num_windows, me);

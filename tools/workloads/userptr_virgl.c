@@ -446,20 +446,12 @@ out:
 	return ret;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median(int way, int m)
 {
 	double v[MAX_REPS];
 
 	memcpy(v, t[way][m], env.reps * sizeof(v[0]));
-	qsort(v, env.reps, sizeof(v[0]), cmp_double);
-	return env.reps % 2 ? v[env.reps / 2] : (v[env.reps / 2 - 1] + v[env.reps / 2]) / 2;
+	return wl_median(v, env.reps);
 }
 
 static bool has(int way)
@@ -733,12 +725,6 @@ static double gap_round(struct upr_dev *dev, const struct extent *e, unsigned in
 	return t;
 }
 
-static double median_of(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * --gap-price: the batch's notifiers span the blob's frames and the guest
  * pages between them, whose every invalidation then calls them to find no
@@ -787,8 +773,8 @@ static int gap_price(char *buf)
 		fprintf(stderr, "gap price: a discard, the batch or its read failed\n");
 		return ret;
 	}
-	mn = median_of(without, env.reps) * 1e3;
-	mw = median_of(with, env.reps) * 1e3;
+	mn = wl_median(without, env.reps) * 1e3;
+	mw = wl_median(with, env.reps) * 1e3;
 	printf("blob of %u guest pages, %u iovecs, guest RAM %llu MiB (%s); median of %u\n",
 	       env.n, g.niov, (unsigned long long)(env.ram >> 20),
 	       env.sparse ? "sparse" : "touched whole", env.reps);

@@ -29,17 +29,18 @@ fi
 # each mode, in its JSON, and every device read checked by it
 # userptr-virgl: every device read is checked against the guest's page,
 # so a run that ends 0 read the right data each way; the counts of the
-# three ways; and the vm.max_map_count wall of the stitching, which the
+# four ways; and the vm.max_map_count wall of the stitching, which the
 # batch of the same iovecs does not meet
 virgl_counts() {
 	local json=/tmp/virgl.json out old
-	tap_run "userptr-virgl: a blob of 256 guest pages, three ways, restores, reads checked" \
+	tap_run "userptr-virgl: a blob of 256 guest pages, four ways, restores, reads checked" \
 		"$top/build/bin/userptr-virgl" -n 256 -r 1 -o "$json" || return
-	tap_run "userptr-virgl: batch 1 ioctl and no VMA, stitch 1 ioctl and a VMA per iovec, per-iovec one each" \
+	tap_run "userptr-virgl: batch 1 ioctl and no VMA, stitch 1 ioctl and a VMA per iovec, per-iovec one each, contiguous 1 and no VMA" \
 		jq -e '.iovecs > 100 and .iovecs < 256 and .ways.batch.ioctls == 1 and
 		       .ways.batch.vmas == 0 and .ways.stitch.ioctls == 1 and
 		       .ways.stitch.vmas >= .iovecs and
-		       .ways["per-range"].ioctls == .iovecs' "$json"
+		       .ways["per-range"].ioctls == .iovecs and
+		       .ways.contiguous.ioctls == 1 and .ways.contiguous.vmas == 0' "$json"
 	read -r old </proc/sys/vm/max_map_count
 	echo 256 >/proc/sys/vm/max_map_count
 	out=$("$top/build/bin/userptr-virgl" --map-limit -n 1024 2>&1)

@@ -186,6 +186,13 @@ static void *range_ptr(const struct layout *l, unsigned int i)
 	return (void *)(uintptr_t)l->r[i].start;
 }
 
+/* range i mapped anew, empty, over what it was: mmap(MAP_FIXED) */
+static void *map_anew(const struct layout *l, unsigned int i)
+{
+	return mmap(range_ptr(l, i), l->r[i].size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
 /* device offset of range i */
 static uint64_t range_off(const struct layout *l, unsigned int i)
 {
@@ -1802,9 +1809,7 @@ TEST_F(sparse, restore_refaults_the_invalidated_ranges)
 	 * takes no mmap lock, may come between the two and fault it twice.
 	 */
 	x = s->sorted[pick[4]];
-	ASSERT_EQ(range_ptr(l, x), mmap(range_ptr(l, x), l->r[x].size,
-					PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	ASSERT_EQ(range_ptr(l, x), map_anew(l, x));
 	fill(range_ptr(l, x), l->r[x].size, 0x5500);
 	EXPECT_EQ(0, device_matches_cpu(_metadata, s->b.fd, DEV_VA, l, -1));
 	ASSERT_EQ(0, emu_query(s->b.fd, s->b.h, &q0, NULL));
@@ -1822,9 +1827,7 @@ TEST_F(sparse, restore_refaults_the_invalidated_ranges)
 	ASSERT_EQ(0, madvise(range_ptr(l, x), l->r[x].size, MADV_DONTNEED));
 	fill(range_ptr(l, x), l->r[x].size, 0x5500);
 	x = s->sorted[pick[4]];
-	ASSERT_EQ(range_ptr(l, x), mmap(range_ptr(l, x), l->r[x].size,
-					PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	ASSERT_EQ(range_ptr(l, x), map_anew(l, x));
 	fill(range_ptr(l, x), l->r[x].size, 0x5600);
 
 	/* the device waits for the restore */
