@@ -454,8 +454,14 @@ static struct uemu_alloc *uemu_alloc_create(struct uemu_file *file,
 	atomic64_add(batch->nwindows, &uemu_windows);
 
 	pt = kvcalloc(batch->npages, sizeof(*pt), GFP_KERNEL);
-	alloc->staging = kvcalloc(batch->npages, sizeof(*alloc->staging),
-				  GFP_KERNEL);
+	/*
+	 * Not zeroed: get_pages writes the entries of every range it faults
+	 * (NULL for one that fails), and only the entries of valid ranges are
+	 * ever mapped from it. Zeroing it was a seventh of registering 16
+	 * ranges of 2 MiB, a page cleared per 512 pages registered.
+	 */
+	alloc->staging = kvmalloc_array(batch->npages, sizeof(*alloc->staging),
+					GFP_KERNEL);
 	if (!pt || !alloc->staging) {
 		kvfree(pt);
 		ret = -ENOMEM;
