@@ -11,6 +11,7 @@
  *   kfdtrace compare [OPTIONS] BASE.json NEW.json  compare.c
  *   kfdtrace check [OPTIONS] --expect EXPR... (FILE | -- CMD...)  check.c
  *   kfdtrace report [-o FILE.json] EVENTS        replay.c
+ *   kfdtrace feature [-a] [-j]                   feature.c
  *
  * report.c writes a recording (text and JSON), doc.c reads the JSON back,
  * verdict.c judges the eviction events, events.c writes and replays
@@ -49,6 +50,7 @@ static const struct {
 	{ "compare", do_compare, "kfdtrace compare" },
 	{ "check", do_check, "kfdtrace check" },
 	{ "report", do_report, "kfdtrace report" },
+	{ "feature", do_feature, "kfdtrace feature" },
 };
 
 static const char doc[] =
@@ -59,6 +61,8 @@ static const char doc[] =
 "  compare  two recordings side by side; --threshold gates a regression\n"
 "  check    assertions over a recording, or over a command traced on the spot\n"
 "  report   the report of record -w's events file, replayed anywhere\n"
+"  feature  what this machine lets kfdtrace trace: each probe group live or\n"
+"           not and why, privileges, BTF, the devices, cgroup v2 (-j: JSON)\n"
 "\n"
 "kfdtrace COMMAND -h shows a command's options. docs/kfdtrace.md has the\n"
 "JSON's fields.\n";
@@ -85,7 +89,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (!a->cmd_index)
-			argp_error(state, "no command (record, compare, check, report)");
+			argp_error(state, "no command (record, compare, check, report, feature)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
 		argv[a.cmd_index] = (char *)cmds[c].prog;
 		return cmds[c].fn(argc - a.cmd_index, argv + a.cmd_index);
 	}
-	fprintf(stderr, "kfdtrace: unknown command \"%s\" (record, compare, check, report)\n",
-		argv[a.cmd_index]);
+	fprintf(stderr, "kfdtrace: unknown command \"%s\" (%s)\n", argv[a.cmd_index],
+		"record, compare, check, report, feature");
 	return KT_EXIT_ERROR;
 }

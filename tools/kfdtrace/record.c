@@ -40,14 +40,7 @@
 /* after the deadline's SIGTERM, the command has this long before SIGKILL */
 #define KT_KILL_GRACE_S	5
 
-struct prog_info {
-	const char *name;	/* BPF program */
-	enum kt_group group;
-	int flavour;		/* 0 any, 1 fentry, 2 kprobe */
-	const char *target;	/* what must exist: see target_exists() */
-};
-
-static const struct prog_info progs[] = {
+static const struct kt_prog_info progs[] = {
 	{ "kt_fork", KT_G_IOCTL, 0, NULL },
 	{ "kt_exit", KT_G_IOCTL, 0, NULL },
 	{ "kt_ioctl_enter", KT_G_IOCTL, 0, NULL },
@@ -82,6 +75,11 @@ static const struct prog_info progs[] = {
 static struct bpf_link *links[64];
 static int nlinks;
 
+const struct kt_prog_info *kt_prog(unsigned int i)
+{
+	return i < ARRAY_SIZE(progs) ? &progs[i] : NULL;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	if (!kt_verbose)
@@ -101,6 +99,12 @@ static void ensure_tracefs(void)
 		fprintf(stderr, "kfdtrace: mounting tracefs: %s\n", strerror(errno));
 }
 
+void kt_probe_setup(void)
+{
+	libbpf_set_print(libbpf_print);
+	ensure_tracefs();
+}
+
 #define AMDGPU_BTF "/sys/kernel/btf/amdgpu"
 
 /*
@@ -110,7 +114,7 @@ static void ensure_tracefs(void)
  * tracepoints there and no -a, nothing asks; amdgpu's BTF (and vmlinux's
  * under it) is parsed only when amdgpu is loaded.
  */
-static struct btf *vmlinux_btf(void)
+struct btf *kt_vmlinux_btf(void)
 {
 	static struct btf *btf;
 	static bool tried;
@@ -129,8 +133,8 @@ static struct btf *amdgpu_btf(void)
 
 	if (!tried) {
 		tried = true;
-		if (!access(AMDGPU_BTF, R_OK) && vmlinux_btf())
-			btf = btf__parse_split(AMDGPU_BTF, vmlinux_btf());
+		if (!access(AMDGPU_BTF, R_OK) && kt_vmlinux_btf())
+			btf = btf__parse_split(AMDGPU_BTF, kt_vmlinux_btf());
 	}
 	return btf;
 }
@@ -146,7 +150,7 @@ static bool btf_has_func(struct btf *btf, const char *fn)
  * moment, as libbpf-tools' fentry_can_attach() (which only loads it; some
  * kernels refuse only at the attach).
  */
-static bool fentry_can_attach(const char *fn)
+bool kt_fentry_can_attach(const char *fn)
 {
 	static const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
@@ -165,7 +169,7 @@ static bool fentry_can_attach(const char *fn)
 	for (i = 0; i < ncache; i++)
 		if (!strcmp(cache[i].fn, fn))
 			return cache[i].ok;
-	id = vmlinux_btf() ? btf__find_by_name_kind(vmlinux_btf(), fn, BTF_KIND_FUNC) : -1;
+	id = kt_vmlinux_btf() ? btf__find_by_name_kind(kt_vmlinux_btf(), fn, BTF_KIND_FUNC) : -1;
 	if (id > 0) {
 		opts.attach_btf_id = id;
 		prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kt_can_fentry", "GPL", insns,
@@ -187,7 +191,7 @@ static bool fentry_can_attach(const char *fn)
 }
 
 /* a kprobe can be made at all: perf's kprobe PMU, else tracefs' kprobe_events */
-static bool kprobes_supported(void)
+bool kt_kprobes_supported(void)
 {
 	static const char *const paths[] = {
 		"/sys/bus/event_source/devices/kprobe/type",
@@ -245,7 +249,7 @@ static bool kprobe_exists(const char *fn)
 	unsigned int i;
 	FILE *f = NULL;
 
-	if (!kprobes_supported())
+	if (!kt_kprobes_supported())
 		return false;
 	for (i = 0; !f && i < ARRAY_SIZE(files); i++)
 		f = fopen(files[i], "r");
@@ -279,26 +283,61 @@ static bool tracepoint_exists(const char *tp)
  * Whether program @p can load and attach here: fn:NAME in vmlinux BTF, as
  * fentry (flavour 1) where the kernel takes it, as a kprobe (flavour 2)
  * only where it does not and ftrace lists the function; tp:SYS/EVENT in
- * tracefs; amdgpu:NAME (kprobes) in amdgpu's BTF and ftrace.
+ * tracefs; amdgpu:NAME (kprobes) in amdgpu's BTF and ftrace. @why (@len
+ * bytes) gets the answer in words.
  */
-static bool target_exists(const struct prog_info *p)
+static bool target_exists(const struct kt_prog_info *p, char *why, size_t len)
 {
 	const char *t = p->target;
+	bool ok;
 
-	if (!t)
+	if (!t) {
+		snprintf(why, len, "always");
 		return true;
+	}
 	if (!strncmp(t, "fn:", 3)) {
 		t += 3;
-		if (!btf_has_func(vmlinux_btf(), t))
+		if (!kt_vmlinux_btf()) {
+			snprintf(why, len, "no vmlinux BTF");
 			return false;
-		if (p->flavour == 1)
-			return fentry_can_attach(t);
-		return !fentry_can_attach(t) && kprobe_exists(t);
+		}
+		if (!btf_has_func(kt_vmlinux_btf(), t)) {
+			snprintf(why, len, "no %s in vmlinux BTF", t);
+			return false;
+		}
+		if (kt_fentry_can_attach(t)) {
+			snprintf(why, len, "fentry on %s", t);
+			return p->flavour == 1;
+		}
+		if (p->flavour == 1) {
+			snprintf(why, len, "the kernel refuses fentry on %s", t);
+			return false;
+		}
+		ok = kprobe_exists(t);
+		snprintf(why, len, ok ? "kprobe on %s (no fentry)" :
+			 "neither fentry nor kprobe on %s", t);
+		return ok;
 	}
-	if (!strncmp(t, "amdgpu:", 7))
-		return btf_has_func(amdgpu_btf(), t + 7) && kprobe_exists(t + 7);
-	if (!strncmp(t, "tp:", 3))
-		return tracepoint_exists(t + 3);
+	if (!strncmp(t, "amdgpu:", 7)) {
+		t += 7;
+		if (!amdgpu_btf()) {
+			snprintf(why, len, "no amdgpu BTF (%s)", AMDGPU_BTF);
+			return false;
+		}
+		if (!btf_has_func(amdgpu_btf(), t)) {
+			snprintf(why, len, "no %s in amdgpu's BTF", t);
+			return false;
+		}
+		ok = kprobe_exists(t);
+		snprintf(why, len, ok ? "kprobe on %s [amdgpu]" : "no kprobe on %s [amdgpu]", t);
+		return ok;
+	}
+	if (!strncmp(t, "tp:", 3)) {
+		ok = tracepoint_exists(t + 3);
+		snprintf(why, len, ok ? "tracepoint %s" : "no tracepoint %s", t + 3);
+		return ok;
+	}
+	snprintf(why, len, "unknown target %s", t);
 	return false;
 }
 
@@ -317,6 +356,26 @@ static bool group_wanted(const struct kt_record_opts *o, enum kt_group g)
 	if (g != KT_G_HMM && g != KT_G_NOTIFIER)
 		return true;
 	return o->all_probes || !tracepoint_exists("drm_userptr/drm_userptr_create");
+}
+
+bool kt_prog_planned(const struct kt_record_opts *o, const struct kt_prog_info *p,
+		     int attempt, char *why, size_t len)
+{
+	char none[1];
+
+	if (!why || !len) {
+		why = none;
+		len = sizeof(none);
+	}
+	if (!group_wanted(o, p->group)) {
+		snprintf(why, len, "off without -a where the helper's tracepoints are");
+		return false;
+	}
+	if ((attempt >= 1 && p->flavour) || (attempt >= 2 && p->group != KT_G_IOCTL)) {
+		snprintf(why, len, "left out at load attempt %d", attempt + 1);
+		return false;
+	}
+	return target_exists(p, why, len);
 }
 
 /*
@@ -458,12 +517,9 @@ static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t 
 		}
 		set_rodata(skel, o, tgid, r);
 		for (i = 0; i < ARRAY_SIZE(progs); i++) {
-			const struct prog_info *p = &progs[i];
+			const struct kt_prog_info *p = &progs[i];
 			struct bpf_program *prog;
-			bool on = group_wanted(o, p->group) &&
-				  (attempt < 1 || !p->flavour) &&
-				  (attempt < 2 || p->group == KT_G_IOCTL) &&
-				  target_exists(p);
+			bool on = kt_prog_planned(o, p, attempt, NULL, 0);
 
 			prog = bpf_object__find_program_by_name(skel->obj, p->name);
 			if (prog)
@@ -777,8 +833,7 @@ int kt_record(const struct kt_record_opts *o, struct kt_run *r)
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
 	r->stop = KT_STOP_EXIT;
-	libbpf_set_print(libbpf_print);
-	ensure_tracefs();
+	kt_probe_setup();
 
 	if (o->cgroup) {
 		err = cgroup_of(o->cgroup, &r->cgroup_id, &r->cgroup_level);

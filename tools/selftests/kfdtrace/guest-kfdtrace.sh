@@ -6,7 +6,9 @@
 # userptr-stress, and the four bpftrace views; which calls are the
 # device's (its file and its commands, not KFD numbers on /dev/null or on
 # the device), the follow map (1400 processes, a worker behind 1100
-# threads, an overflow reported as incomplete). The device's own selftests
+# threads, an overflow reported as incomplete); kfdtrace feature's states
+# with the device unloaded, loaded and loaded without its batch ioctl, each
+# the groups record then loads. The device's own selftests
 # are guest/userptr's, all but reg.r4096_4k, which runs here, under
 # kfdtrace; this suite runs beside it. scripts/check runs it with kmemleak
 # off: its point is the tools' counts and verdicts, and kmemleak's
@@ -128,7 +130,43 @@ cgroup_filter() {
 	rmdir "$cg/kt-in"
 }
 
+# feature_is NAME STATES [-a]: `kfdtrace feature -j` exits 0 and says
+# STATES: every feature, in order, "name=live" or "name=off", then how
+# hmm and notifier load ("hmm:fentry", ":kprobe", ":-" for none); and
+# record (check -- true) loads the very probe groups it calls live
+feature_is() {
+	local name=$1 want=$2 kt=$top/build/bin/kfdtrace json got rc=0 expects=() e
+	shift 2
+	json=$("$kt" feature -j "$@" 2>&1) || rc=$?
+	got=$(jq -r '[(.features | to_entries[] |
+			"\(.key)=\(if .value.live then "live" else "off" end)"),
+		      (.features | (.hmm, .notifier) | .programs |
+			if length == 0 then "-" elif all(test("_f(entry|exit)$")) then "fentry"
+			elif all(test("_kprobe$|_kretprobe$")) then "kprobe" else "mixed" end) ] |
+		     .[:-2] + ["hmm:" + .[-2], "notifier:" + .[-1]] | join(" ")' <<<"$json" 2>&1)
+	if [ $rc = 0 ] && [ "$got" = "$want" ]; then
+		tap_ok "$name"
+	else
+		printf 'got:  %s\nwant: %s\n' "$got" "$want" | tap_diag
+		"$kt" feature "$@" 2>&1 | tap_diag
+		tap_fail "$name (exit $rc)"
+	fi
+	mapfile -t expects < <(jq -r '.probes | to_entries[] | "probes.\(.key) == \(.value)"' <<<"$json")
+	local args=()
+	for e in "${expects[@]}"; do args+=(--expect "$e"); done
+	tap_run "... record${1:+ $1} loads exactly the probe groups it calls live" \
+		"$kt" check "$@" "${args[@]}" -- true
+}
+
+# the states of the test kernel without the device; cgroup v2 not mounted yet
+feat_base="privileges=live btf=live tracefs=live fentry=live kprobe=live ioctl=live"
+feature_is "kfdtrace feature: the device not loaded: hmm and notifier on fentry, no helper, no device" \
+	"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off cgroup=off hmm:fentry notifier:fentry"
 if tap_run "modprobe userptr_emu" load_emu; then
+	feature_is "kfdtrace feature: the device loaded: helper and device live, hmm and notifier off without -a" \
+		"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live cgroup=off hmm:- notifier:-"
+	feature_is "kfdtrace feature -a: the device loaded: hmm and notifier too, on fentry" \
+		"$feat_base hmm=live notifier=live helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live cgroup=off hmm:fentry notifier:fentry" -a
 	# kfdtrace against the device (one process of the test, followed
 	# through its fork): one alloc ioctl per range, or one for the batch;
 	# one notifier and one HMM fault per range one by one, one notifier
@@ -179,5 +217,13 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "status == 0" --expect "evict.emu >= 10" --expect "ioctl.emu_batch.calls == 1" \
 		-- "$top/build/bin/userptr-stress" -n 64 -s 16k -i 120
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
+	# unloaded again (the helper with it); cgroup v2 is mounted now
+	feature_is "kfdtrace feature: the device unloaded again, cgroup v2 mounted" \
+		"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off cgroup=live hmm:fentry notifier:fentry"
+	if tap_run "modprobe userptr_emu hide_batch=1" modprobe userptr_emu hide_batch=1; then
+		feature_is "kfdtrace feature: the device without its batch ioctl: emu_dev live, emu_batch off" \
+			"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=off cgroup=live hmm:- notifier:-"
+		tap_run "rmmod userptr_emu (hide_batch=1)" modprobe -r userptr_emu
+	fi
 fi
 [ $TAP_FAILED -eq 0 ]

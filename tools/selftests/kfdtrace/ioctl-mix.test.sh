@@ -14,7 +14,8 @@
 # that were not live; compare's output and --threshold; the command line's
 # behaviour (signals forwarded, -d, -o checked first, argument errors, -h,
 # libbpf quiet without -v, the hint without privileges, names that are not
-# UTF-8).
+# UTF-8); kfdtrace feature without privileges (exit 0, JSON that parses,
+# every probe group not live) and as root (the groups record loads).
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=$top/build/bin
@@ -121,6 +122,28 @@ expect_out "check: a truncated events file exits 2" 2 '^kfdtrace check: .*: trun
 expect_out "report: a JSON recording is not an events file, exit 2" 2 \
 	': not a kfdtrace events file' kt report "$out/amdgpu-pass.events.json"
 
+# --- kfdtrace feature: exit 0 whatever it finds; without the privileges
+# to load BPF (as nobody when this runs as root) no probe group is live
+unpriv=()
+[ "$(id -u)" -ne 0 ] || unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+rc=0
+"${unpriv[@]}" "$bin/kfdtrace" feature -j >"$out/feature-unpriv.json" 2>"$out/feature-unpriv.err" || rc=$?
+if [ $rc = 0 ] && python3 -m json.tool "$out/feature-unpriv.json" >/dev/null &&
+   [ "$(jq -r '[.features.privileges.live, ([.probes[]] | add),
+		 (.features.ioctl.reason | test("without root"))] | @tsv' \
+	"$out/feature-unpriv.json")" = $'false\t0\ttrue' ]; then
+	tap_ok "feature -j without privileges: exit 0, JSON, privileges and every probe group not live"
+else
+	tap_diag <"$out/feature-unpriv.err"
+	tap_diag <"$out/feature-unpriv.json"
+	tap_fail "feature -j without privileges: exit 0, JSON, privileges and every probe group not live (exit $rc)"
+fi
+expect_out "feature without privileges: a line a feature, exit 0" 0 \
+	'^ioctl +not live +record cannot load BPF programs without root' "${unpriv[@]}" "$bin/kfdtrace" feature
+expect_out "feature: an argument is a usage error, exit 2" 2 'feature takes no argument' \
+	kt feature probe
+expect_out "feature -h: its usage on stdout, exit 0" 0 '^Usage: kfdtrace feature ' kt feature -h
+
 if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "kfdtrace on the host" "needs root to load BPF programs"
 	exit 0
@@ -128,6 +151,20 @@ fi
 
 tap_expect_status "record runs the command and returns its status" 0 \
 	kt record -o "$out/mix.json" -- "$bin/ioctl_mix"
+
+# as root: the groups feature calls live are those record loaded
+rc=0
+kt feature -j >"$out/feature.json" 2>&1 || rc=$?
+got=$(jq -c .probes "$out/feature.json" 2>&1)
+want=$(jq -c .probes "$out/mix.json" 2>&1)
+if [ $rc = 0 ] && [ "$got" = "$want" ] &&
+   [ "$(jq -r '[.features.privileges.live, .features.ioctl.live] | @tsv' "$out/feature.json")" = \
+     $'true\ttrue' ]; then
+	tap_ok "feature -j as root: exit 0, the probe groups record loaded ($got)"
+else
+	tap_diag <"$out/feature.json"
+	tap_fail "feature -j as root: exit 0, the probe groups record loaded (exit $rc, $got, record $want)"
+fi
 
 # a recorded events file: report prints and writes what record did
 kt record -w "$out/mix.events" -o "$out/mix-w.json" -- "$bin/ioctl_mix" \
