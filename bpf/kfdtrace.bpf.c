@@ -76,6 +76,7 @@ struct kt_task {
 	__u32 ioctl_name;	/* its index in ioctl_names + 1, 0 for none */
 	__u64 fn_ts[KT_NR_FN];
 	__u64 hmm_range;	/* kprobe fallback: hmm_range_fault()'s argument */
+	__u64 hmm_count;	/* and hmm_range_fault_many()'s count, 0 for the former */
 	__u8 follow;		/* filter_tgid: 0 not asked yet, else KT_FOLLOW_* */
 };
 
@@ -594,12 +595,32 @@ int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
  * HMM and interval notifiers, for every process when nothing is filtered
  * (the helper faults from workers too), else for the traced ones.
  */
-static __always_inline void hmm_done(struct hmm_range *range, long ret)
+/*
+ * The pages of hmm_range_fault_many()'s @count ranges (the helper gives it
+ * at most 64), or of hmm_range_fault()'s one range when @count is 0.
+ */
+#define KT_HMM_MANY_MAX	256
+
+static __always_inline __u64 hmm_pages(struct hmm_range *range, __u64 count)
+{
+	__u64 pages = 0, i, size = bpf_core_type_size(struct hmm_range);
+	struct hmm_range *r;
+
+	if (!count)
+		count = 1;
+	for (i = 0; i < KT_HMM_MANY_MAX && i < count; i++) {
+		r = (struct hmm_range *)((char *)range + i * size);
+		pages += (BPF_CORE_READ(r, end) - BPF_CORE_READ(r, start)) >> 12;
+	}
+	return pages;
+}
+
+static __always_inline void hmm_done(struct hmm_range *range, __u64 nr, long ret)
 {
 	__u64 ns = fn_exit(KT_FN_HMM);
 
 	count(KT_HMM_CALLS, 1);
-	count(KT_HMM_PAGES, (BPF_CORE_READ(range, end) - BPF_CORE_READ(range, start)) >> 12);
+	count(KT_HMM_PAGES, hmm_pages(range, nr));
 	if (ret == -EBUSY)
 		count(KT_HMM_EBUSY, 1);
 	else if (ret)
@@ -619,7 +640,7 @@ SEC("fexit/hmm_range_fault")
 int BPF_PROG(kt_hmm_fexit, struct hmm_range *range, int ret)
 {
 	if (traced())
-		hmm_done(range, ret);
+		hmm_done(range, 0, ret);
 	return 0;
 }
 
@@ -629,8 +650,10 @@ int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
 	struct kt_task *t = traced_task();
 
 	fn_start(t, KT_FN_HMM);
-	if (t)
+	if (t) {
 		t->hmm_range = (__u64)range;
+		t->hmm_count = 0;
+	}
 	return 0;
 }
 
@@ -641,8 +664,50 @@ int BPF_KRETPROBE(kt_hmm_kretprobe, int ret)
 
 	if (!t || !t->hmm_range)
 		return 0;
-	hmm_done((struct hmm_range *)t->hmm_range, ret);
+	hmm_done((struct hmm_range *)t->hmm_range, t->hmm_count, ret);
 	t->hmm_range = 0;
+	return 0;
+}
+
+/* hmm_range_fault_many(): a call, its ranges' pages, as hmm_range_fault() */
+SEC("fentry/hmm_range_fault_many")
+int BPF_PROG(kt_hmm_many_fentry, struct hmm_range *ranges, unsigned long nr)
+{
+	fn_start(traced_task(), KT_FN_HMM);
+	return 0;
+}
+
+SEC("fexit/hmm_range_fault_many")
+int BPF_PROG(kt_hmm_many_fexit, struct hmm_range *ranges, unsigned long nr, int ret)
+{
+	if (traced())
+		hmm_done(ranges, nr ?: 1, ret);
+	return 0;
+}
+
+SEC("kprobe/hmm_range_fault_many")
+int BPF_KPROBE(kt_hmm_many_kprobe, struct hmm_range *ranges, unsigned long nr)
+{
+	struct kt_task *t = traced_task();
+
+	fn_start(t, KT_FN_HMM);
+	if (t) {
+		t->hmm_range = (__u64)ranges;
+		t->hmm_count = nr ?: 1;
+	}
+	return 0;
+}
+
+SEC("kretprobe/hmm_range_fault_many")
+int BPF_KRETPROBE(kt_hmm_many_kretprobe, int ret)
+{
+	struct kt_task *t = task_state(false);
+
+	if (!t || !t->hmm_range)
+		return 0;
+	hmm_done((struct hmm_range *)t->hmm_range, t->hmm_count, ret);
+	t->hmm_range = 0;
+	t->hmm_count = 0;
 	return 0;
 }
 
