@@ -7,25 +7,27 @@
 #   scripts/vm-run --icount --flavour bench --mem 4096 -- \
 #           tools/bench/walk-gap.sh OUTDIR [REPS]
 #
-# A walk of the page tables ends at a gap between ranges wider than
-# walk_gap_kb, and the next range is walked by an hmm_range_fault() call
-# of its own: the threshold trades a gap's page-table entries, walked,
-# against a new descent from the top of the page table. For each guest RAM
-# size (userptr-virgl: a blob of 4096 guest pages at random frames of one
-# memfd mapping, touched whole, as a running guest's RAM is; its mean gap
-# grows with the RAM) and each walk_gap_kb from 0 (a walk per run of
-# adjacent ranges) to 2048 (512 pages, the pfn buffer: no gap ends a walk,
-# as before the parameter), the batch's registration: median in thousands
-# of instructions (us of the guest's clock). One JSON file per cell in
-# OUTDIR, then the table:
+# A read of the page tables walks runs of ranges, a run ending at a gap
+# between ranges wider than walk_gap_kb; the helper gives up to 64 runs to
+# one hmm_range_fault_many() call, which steps over the gaps between them:
+# the threshold trades a gap's page-table entries, walked, against a cut
+# (the next run's set-up and its page-table page mapped again). For each
+# guest RAM size (userptr-virgl: a blob of 4096 guest pages at random
+# frames of one memfd mapping, touched whole, as a running guest's RAM is;
+# its mean gap grows with the RAM) and each walk_gap_kb from 0 (a run per
+# group of adjacent ranges) to 2048 (512 pages, the pfn buffer: no gap ends
+# a run), the batch's registration: median in thousands of instructions
+# (us of the guest's clock). One JSON file per cell in OUTDIR, then the
+# table:
 #
 #   walk_gap_kb     64M    256M      1G      2G
-#   0            4205.4  4704.4  4817.8  4837.7
-#   64           1862.0  3532.8  4444.0  4646.0
-#   2048         1895.1  5205.5 16568.8 25665.1
+#   0            1757.6  1934.8  1964.5  1970.9
+#   16           1457.2  1847.3  1941.8  1958.9
+#   64           1587.5  2245.5  2087.0  2029.4
+#   2048         1596.2  4919.7 16299.9 25263.7
 #
-# (2026-11-26, bench kernel at 1f40a42; the whole table is in
-# docs/results/analysis.md)
+# (2026-11-27, bench kernel with hmm_range_fault_many(); the whole table,
+# and the one of a call per run before it, are in docs/results/analysis.md)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1 reps=${2:-3}
