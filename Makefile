@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-#   make              userspace tools and test programs into build/bin
+#   make              the tools, no kernel needed: kfdtrace (BPF CO-RE),
+#                     libuserptr (static and shared), the workloads
+#   make tests        the test programs (the kernel tree's selftest harness
+#                     and installed UAPI headers: no kernel build either)
+#   make install      PREFIX (/usr/local) and DESTDIR; make uninstall
 #   make kernel       the patched kernel (FLAVOUR=test, the default, or bench)
 #   make modules      the project's out-of-tree modules for that kernel
 #   make check        every test: host suites, then guest suites (QEMU)
@@ -14,12 +18,14 @@ FLAVOUR ?= test
 BUILD := build
 BIN := $(BUILD)/bin
 KSRC := $(BUILD)/linux
-# Userspace takes the UAPI headers and, for BPF CO-RE, the vmlinux BTF of
-# one built kernel of the tree: the test flavour's when it is built, else
-# the bench flavour's, else FLAVOUR's, which is then built. The headers are
-# the same in both and CO-RE objects load on both, so `make demo` builds
-# the bench kernel alone; a later build of the test kernel rebuilds the
-# tools against it.
+# The tools take the series' UAPI headers from include/uapi (copies that
+# host/uapi keeps equal to base + series: scripts/uapi-sync) and, for BPF
+# CO-RE, the vmlinux.h kept in bpf/vmlinux (make vmlinux-h): no kernel is
+# built for them. The test programs take the selftest harness from the
+# kernel tree and the UAPI headers it installs: of the test kernel when it
+# is built, else of the bench kernel, else of FLAVOUR's (headers_install
+# alone, no compile).
+UAPI := include/uapi
 built_flavours := $(foreach f,test bench,$(if $(wildcard $(BUILD)/kernel-$(f)/vmlinux),$(f)))
 TOOLS_FLAVOUR := $(firstword $(built_flavours) $(FLAVOUR))
 TOOLS_KOBJ := $(BUILD)/kernel-$(TOOLS_FLAVOUR)
@@ -32,14 +38,26 @@ CFLAGS ?= -O2 -g
 SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 		   -I$(KSRC)/tools/testing/selftests -Itools/selftests/lib -isystem $(KHDR)
 
-BINARIES := $(BIN)/kfdtrace $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
+TOOLS := $(BIN)/kfdtrace $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl
+TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
-	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl \
+	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz
 
-.PHONY: all kernel modules check demo bench deps clean distclean
-all: $(BINARIES)
+.PHONY: all tests tool-deps kernel modules check demo bench deps clean distclean \
+	vmlinux-h uapi man install uninstall
+all: $(TOOLS) libuserptr
+tests: $(TESTS)
+
+# the Debian packages the tools build with (dpkg is asked, nothing is
+# installed when they are there); order-only: it rebuilds nothing
+tool-deps:
+	@scripts/deps user bpf
+$(TOOLS): | tool-deps
+# the test programs on the tree's selftest harness and installed headers
+$(filter-out $(BIN)/guest-init $(BIN)/host-tsc-khz $(BIN)/kfdtrace_evstream,$(TESTS)): \
+	| $(KHDR)/linux/kfd_ioctl.h
 
 $(KHDR)/linux/kfd_ioctl.h:
 	@scripts/kernel-build --flavour $(TOOLS_FLAVOUR) -s headers_install \
@@ -74,25 +92,40 @@ $(BIN)/userptr_emu_tests: tools/selftests/userptr/userptr_emu_tests.c \
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
 
-# BPF (libbpf-bootstrap's layout): CO-RE objects built against the BTF of
-# the project's kernel (TOOLS_FLAVOUR), embedded in the tools as bpftool
-# skeletons
+# BPF (libbpf-bootstrap's layout): CO-RE objects built against the
+# vmlinux.h of bpf/vmlinux (the project's test kernel's BTF, dumped by
+# `make vmlinux-h`; CO-RE relocates against the BTF of whichever kernel
+# loads them), embedded in the tools as bpftool skeletons
 BPF_OUT := $(BUILD)/bpf
-VMLINUX := $(TOOLS_KOBJ)/vmlinux
-BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_x86 -I$(BPF_OUT) -Ibpf
+BPF_ARCH := x86
+VMLINUX_H := bpf/vmlinux/$(BPF_ARCH)/vmlinux.h
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+	      -Ibpf/vmlinux/$(BPF_ARCH) -Ibpf
 TOOL_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
 	       -Wno-missing-field-initializers -I$(BPF_OUT) -Ibpf
 
-$(VMLINUX):
-	@scripts/kernel-build --flavour $(TOOLS_FLAVOUR)
 .SECONDARY: $(BPF_OUT)/kfdtrace.bpf.o
-$(BPF_OUT)/vmlinux.h: $(VMLINUX)
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(VMLINUX_H) | tool-deps
 	@mkdir -p $(@D)
-	bpftool btf dump file $< format c >$@.tmp && mv $@.tmp $@
-$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 	clang $(BPF_CFLAGS) -c $< -o $@
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	bpftool gen skeleton $< >$@.tmp && mv $@.tmp $@
+
+# Regenerate the kept vmlinux.h from a built kernel (KERNEL_VMLINUX, by
+# default the test flavour's), when the BPF programs need a type the
+# header has not got
+KERNEL_VMLINUX ?= $(BUILD)/kernel-test/vmlinux
+vmlinux-h:
+	@test -f $(KERNEL_VMLINUX) || { echo "no $(KERNEL_VMLINUX): make kernel first" >&2; exit 1; }
+	@mkdir -p $(dir $(VMLINUX_H))
+	{ echo '/* SPDX-License-Identifier: GPL-2.0 */'; \
+	  echo '/* bpftool btf dump file vmlinux format c: the test kernel of kernel/patches (make vmlinux-h) */'; \
+	  bpftool btf dump file $(KERNEL_VMLINUX) format c; } >$(VMLINUX_H).tmp
+	mv $(VMLINUX_H).tmp $(VMLINUX_H)
+
+# the series' UAPI headers in include/uapi, from base + series
+uapi:
+	@scripts/uapi-sync
 
 KFDTRACE_DIR := tools/kfdtrace
 KFDTRACE_SRC := $(addprefix $(KFDTRACE_DIR)/,main.c recopts.c record.c compare.c \
@@ -100,9 +133,9 @@ KFDTRACE_SRC := $(addprefix $(KFDTRACE_DIR)/,main.c recopts.c record.c compare.c
 KFDTRACE_HDR := $(addprefix $(KFDTRACE_DIR)/,main.h report.h doc.h verdict.h events.h)
 # (ioctls.c: the devices' ioctls, from the kernel's and the device's uAPI)
 $(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h \
-		 kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
+		 kernel/userptr-emu/userptr_emu_uapi.h $(UAPI)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(TOOL_CFLAGS) -isystem $(KHDR) -Ikernel/userptr-emu $(KFDTRACE_SRC) -o $@ \
+	$(CC) $(TOOL_CFLAGS) -isystem $(UAPI) -Ikernel/userptr-emu $(KFDTRACE_SRC) -o $@ \
 		-lbpf -lelf -lz -ljansson -lm
 
 # the JSON reader and writer, and the verdict they carry: no BPF needed
@@ -128,20 +161,35 @@ $(BIN)/follow_load: tools/selftests/kfdtrace/follow_load.c kernel/userptr-emu/us
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
 
-# libuserptr, and the workloads on it
+# libuserptr, and the workloads on it: one position-independent object
+# for the static library and the shared one (soname libuserptr.so.1; the
+# version script exports upr_* alone)
 LIB := $(BUILD)/lib/libuserptr.a
+LIB_SOVER := 1
+LIB_VERSION := 1.0.0
+LIB_SO := $(BUILD)/lib/libuserptr.so.$(LIB_VERSION)
 LIB_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	      -D_GNU_SOURCE -isystem $(KHDR) -Ikernel/userptr-emu -Itools/libuserptr
+	      -D_GNU_SOURCE -isystem $(UAPI) -Ikernel/userptr-emu -Itools/libuserptr
 WL_CFLAGS := $(LIB_CFLAGS) -Itools/workloads
 WL_COMMON := tools/workloads/layout.c tools/workloads/layout.h tools/libuserptr/userptr.h \
 	     tools/libuserptr/hsakmt_compat.h kernel/userptr-emu/userptr_emu_uapi.h $(LIB)
 
+.PHONY: libuserptr
+libuserptr: $(LIB) $(LIB_SO) $(BUILD)/lib/libuserptr.so
 $(BUILD)/lib/userptr.o: tools/libuserptr/userptr.c tools/libuserptr/userptr.h \
-			tools/libuserptr/hsakmt_compat.h kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
+			tools/libuserptr/hsakmt_compat.h kernel/userptr-emu/userptr_emu_uapi.h \
+			$(UAPI)/linux/kfd_ioctl.h | tool-deps
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	$(CC) $(LIB_CFLAGS) -fPIC -c $< -o $@
 $(LIB): $(BUILD)/lib/userptr.o
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
+$(LIB_SO): $(BUILD)/lib/userptr.o tools/libuserptr/libuserptr.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libuserptr.so.$(LIB_SOVER) \
+		-Wl,--version-script=tools/libuserptr/libuserptr.map -Wl,-z,defs \
+		$< -o $@
+$(BUILD)/lib/libuserptr.so: $(LIB_SO)
+	ln -sf libuserptr.so.$(LIB_VERSION) $(BUILD)/lib/libuserptr.so.$(LIB_SOVER)
+	ln -sf libuserptr.so.$(LIB_SOVER) $@
 
 $(BIN)/userptr-bench: tools/workloads/userptr_bench.c $(WL_COMMON)
 	@mkdir -p $(BIN)
