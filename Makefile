@@ -231,6 +231,62 @@ $(BIN)/host-tsc-khz: tools/guest-init/host_tsc_khz.c
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -Wall -Wextra $< -o $@
 
+# Man pages, from the manuals in docs/ by pandoc (scripts/man-page)
+MAN_PAGES := $(BUILD)/man/kfdtrace.8 $(BUILD)/man/libuserptr.3
+man: $(MAN_PAGES)
+$(BUILD)/man/kfdtrace.8: docs/kfdtrace.md scripts/man-page
+	@scripts/man-page $< kfdtrace 8 \
+		"trace the userptr registrations of amdkfd and the emulated device" $@
+$(BUILD)/man/libuserptr.3: docs/libuserptr.md scripts/man-page
+	@scripts/man-page $< libuserptr 3 "" $@
+
+# make install / uninstall: PREFIX (/usr/local) and DESTDIR, as usual;
+# kfdtrace in sbin (it needs CAP_BPF and CAP_PERFMON, man section 8, as
+# bpftool); LIBDIR for a multiarch one (/usr/lib/x86_64-linux-gnu).
+# ldconfig is left to the caller (or the package).
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BPFTRACE_VIEWS := $(wildcard bpf/bpftrace/*.bt)
+LIB_HEADERS := tools/libuserptr/userptr.h tools/libuserptr/hsakmt_compat.h
+INSTALL ?= install
+D := $(DESTDIR)
+
+$(BUILD)/lib/libuserptr.pc: tools/libuserptr/libuserptr.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< >$@
+# the paths are in the file: made anew for every install
+.PHONY: $(BUILD)/lib/libuserptr.pc
+
+install: $(BIN)/kfdtrace libuserptr $(MAN_PAGES) $(BUILD)/lib/libuserptr.pc
+	$(INSTALL) -d $(D)$(SBINDIR) $(D)$(LIBDIR)/pkgconfig $(D)$(INCLUDEDIR)/libuserptr \
+		$(D)$(DATADIR)/kfdtrace/bpftrace $(D)$(MANDIR)/man8 $(D)$(MANDIR)/man3
+	$(INSTALL) -m 0755 $(BIN)/kfdtrace $(D)$(SBINDIR)/kfdtrace
+	$(INSTALL) -m 0755 $(BPFTRACE_VIEWS) $(D)$(DATADIR)/kfdtrace/bpftrace/
+	$(INSTALL) -m 0755 $(LIB_SO) $(D)$(LIBDIR)/
+	ln -sfn libuserptr.so.$(LIB_VERSION) $(D)$(LIBDIR)/libuserptr.so.$(LIB_SOVER)
+	ln -sfn libuserptr.so.$(LIB_SOVER) $(D)$(LIBDIR)/libuserptr.so
+	$(INSTALL) -m 0644 $(LIB) $(D)$(LIBDIR)/
+	$(INSTALL) -m 0644 $(LIB_HEADERS) $(D)$(INCLUDEDIR)/libuserptr/
+	$(INSTALL) -m 0644 $(BUILD)/lib/libuserptr.pc $(D)$(LIBDIR)/pkgconfig/
+	$(INSTALL) -m 0644 $(BUILD)/man/kfdtrace.8 $(D)$(MANDIR)/man8/
+	$(INSTALL) -m 0644 $(BUILD)/man/libuserptr.3 $(D)$(MANDIR)/man3/
+
+uninstall:
+	rm -f $(D)$(SBINDIR)/kfdtrace \
+	      $(addprefix $(D)$(DATADIR)/kfdtrace/bpftrace/,$(notdir $(BPFTRACE_VIEWS))) \
+	      $(D)$(LIBDIR)/libuserptr.so.$(LIB_VERSION) $(D)$(LIBDIR)/libuserptr.so.$(LIB_SOVER) \
+	      $(D)$(LIBDIR)/libuserptr.so $(D)$(LIBDIR)/libuserptr.a \
+	      $(addprefix $(D)$(INCLUDEDIR)/libuserptr/,$(notdir $(LIB_HEADERS))) \
+	      $(D)$(LIBDIR)/pkgconfig/libuserptr.pc \
+	      $(D)$(MANDIR)/man8/kfdtrace.8 $(D)$(MANDIR)/man3/libuserptr.3
+	for d in $(D)$(DATADIR)/kfdtrace/bpftrace $(D)$(DATADIR)/kfdtrace $(D)$(INCLUDEDIR)/libuserptr; do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
+
 # V=1: the kernel build's output, not a line a minute
 kernel:
 	@scripts/kernel-build --flavour $(FLAVOUR) $(if $(filter 1,$(V)),--verbose)
@@ -239,7 +295,7 @@ modules:
 	@scripts/module-build --flavour $(FLAVOUR) $(MODULES)
 
 deps:
-	@scripts/deps kernel vm user check bpf
+	@scripts/deps kernel vm user check bpf man
 
 check: deps
 	@scripts/check $(SUITES)
@@ -252,7 +308,8 @@ bench: deps
 	@scripts/bench $(REPS)
 
 clean:
-	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-* $(BUILD)/bpf $(BUILD)/lib
+	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-* $(BUILD)/bpf $(BUILD)/lib \
+		$(BUILD)/man
 
 distclean:
 	rm -rf $(BUILD)
