@@ -40,7 +40,7 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 
 TOOLS := $(BIN)/kfdtrace $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl
 TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
-	$(BIN)/kfd_batch_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
+	$(BIN)/kfd_batch_tests $(BIN)/kfd_gpu_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
 	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz
@@ -207,6 +207,12 @@ $(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
 			   tools/libuserptr/hsakmt_compat.h $(LIB)
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr $< -o $@ $(LIB)
+
+# on a real AMD GPU: scripts/hw-check runs it
+$(BIN)/kfd_gpu_tests: tools/selftests/amdkfd/kfd_gpu_tests.c $(WL_COMMON)
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Ikernel/userptr-emu \
+		$< tools/workloads/layout.c -o $@ $(LIB)
 
 $(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/hw-check up to the GPU, on a machine without one: run as it is
+# here it stops at once with exit 77, says what is missing and writes a
+# report saying why; pointed at a fake sysfs (HW_CHECK_SYSFS) and /dev
+# (HW_CHECK_DEV) it finds a fake GPU node (its gpu_id, name and gfx
+# version in the report) and stops at the next thing missing: /dev/kfd
+# (77), the series' attribute (78), root (79); with all of them, as root
+# on a machine without the real /dev/kfd, every step runs and fails
+# cleanly (1). A CPU-only topology is no GPU (77), an unknown --gpu-id
+# and a bad option exit 2.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tools/selftests/lib/tap.sh
+. "$top/tools/selftests/lib/tap.sh"
+echo "TAP version 13"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+chmod 0755 "$tmp"
+hw=$top/scripts/hw-check
+
+# hwc NAME WANT-RC STDERR-ERE REPORT-ERE... -- ENV... [CMD...]: hw-check
+# with the options in hwc_args, run by env with the words after -- (CMD:
+# what runs it, setpriv), exits WANT-RC in under hwc_max seconds (a stop
+# is at once), says STDERR-ERE, and its report, in a directory of its own,
+# has a line matching each REPORT-ERE
+hwc_args=()
+hwc_max=30
+hwc() {
+	local name=$1 want=$2 err_re=$3 rc=0 t0=$SECONDS o=$tmp/out.$TAP_N bad=
+	local -a res=()
+	shift 3
+	while [ "$1" != -- ]; do res+=("$1"); shift; done
+	shift
+	mkdir -p "$o" && chmod 0777 "$o"
+	timeout $((hwc_max * 2)) env "$@" "$hw" "${hwc_args[@]}" --out "$o" >"$o.stdout" 2>"$o.stderr" || rc=$?
+	[ "$rc" = "$want" ] || bad="exit $rc, expected $want"
+	[ $((SECONDS - t0)) -lt "$hwc_max" ] || bad="${bad:+$bad; }took $((SECONDS - t0)) s"
+	grep -Eq -- "$err_re" "$o.stderr" || bad="${bad:+$bad; }stderr without /$err_re/"
+	local r
+	if [ ! -s "$o/hw-check-report.txt" ]; then
+		bad="${bad:+$bad; }no report"
+	else
+		for r in "${res[@]}"; do
+			grep -Eq -- "$r" "$o/hw-check-report.txt" ||
+				bad="${bad:+$bad; }report without /$r/"
+		done
+	fi
+	if [ -z "$bad" ]; then
+		tap_ok "$name"
+	else
+		tap_diag <"$o.stderr"
+		[ ! -f "$o/hw-check-report.txt" ] || head -n 40 "$o/hw-check-report.txt" | tap_diag
+		tap_fail "$name ($bad)"
+	fi
+}
+
+kver=$(uname -r)
+versions=("^kernel release: ${kver//./\\.}$" '^series commit: ' '^kernel/patches fingerprint: [0-9a-f]{64}$'
+	  '^kfdtrace --version: ')
+
+# this machine, as it is
+if [ -d /sys/class/kfd/kfd/topology/nodes ] &&
+   grep -qvx 0 /sys/class/kfd/kfd/topology/nodes/*/gpu_id 2>/dev/null; then
+	tap_skip "this machine: no GPU, exit 77" "this machine has an AMD GPU in its KFD topology"
+else
+	hwc "this machine: stops at once, exit 77, 'no AMD GPU', a report saying why" 77 \
+		'^hw-check: no AMD GPU: ' \
+		'^result: STOPPED: no AMD GPU \(exit 77\)$' '^why: no AMD GPU: ' \
+		'^steps: 0 passed, 0 failed, 0 skipped$' "${versions[@]}" \
+		'^== machine ==$' 'no AMD GPU found' -- \
+		HW_CHECK_SYSFS= HW_CHECK_DEV=
+fi
+
+# a fake sysfs: node 0 a CPU, node 1 a GPU
+sys=$tmp/sys
+mkdir -p "$sys/class/kfd/kfd/topology/nodes/0" "$tmp/nodev" "$tmp/dev"
+n0=$sys/class/kfd/kfd/topology/nodes/0
+echo 0 >"$n0/gpu_id"
+echo "" >"$n0/name"
+printf 'cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n' >"$n0/properties"
+
+hwc "fake topology of a CPU alone: no AMD GPU, exit 77" 77 \
+	'no node of the KFD topology .* has a gpu_id other than 0' \
+	'^result: STOPPED: no AMD GPU \(exit 77\)$' '^node 0: gpu_id 0 \(CPU\)' -- \
+	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/nodev"
+
+n1=$sys/class/kfd/kfd/topology/nodes/1
+mkdir -p "$n1"
+echo 1234 >"$n1/gpu_id"
+echo gfx90a >"$n1/name"
+printf 'cpu_cores_count 0\nsimd_count 440\nvendor_id 4098\ndevice_id 29711\ndrm_render_minor 128\ngfx_target_version 90010\n' \
+	>"$n1/properties"
+gpu_line='^node 1: gpu_id 1234, name gfx90a, gfx90a \(gfx_target_version 90010\), vendor_id 4098, device_id 29711, simd_count 440, drm_render_minor 128$'
+
+hwc "fake GPU node, no /dev/kfd: past the topology, exit 77, 'no .../kfd'" 77 \
+	"GPU gpu_id 1234 \(gfx90a, gfx90a\) in the topology, but no $tmp/nodev/kfd" \
+	'^result: STOPPED: no /dev/kfd \(exit 77\)$' "$gpu_line" \
+	'^GPU under test: gpu_id 1234 \(gfx90a, gfx90a\)$' "${versions[@]}" -- \
+	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/nodev"
+
+: >"$tmp/dev/kfd"
+chmod 0666 "$tmp/dev/kfd"
+hwc "fake GPU and /dev/kfd, no batch attribute: the kernel lacks the series, exit 78" 78 \
+	"lacks the series: no $sys/class/kfd/kfd/userptr_batch_max_ranges" \
+	'^result: STOPPED: kernel without the series \(exit 78\)$' "$gpu_line" -- \
+	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
+
+echo 8192 >"$sys/class/kfd/kfd/userptr_batch_max_ranges"
+unpriv=()
+[ "$(id -u)" -ne 0 ] || unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+hwc "fake GPU, /dev/kfd and the series, not root: exit 79 before any step" 79 \
+	'^hw-check: not root' \
+	'^result: STOPPED: not root \(exit 79\)$' '^batch ioctl: .* = 8192 ranges a call at most$' \
+	'^steps: 0 passed, 0 failed, 0 skipped$' -- \
+	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev" "${unpriv[@]}"
+
+# as root, everything found (the fake GPU), on a machine without the
+# real /dev/kfd the tests open: every step runs and fails cleanly, each
+# with kfdtrace's verdict and JSON in the report, and the run ends with
+# nothing left registered (exit 1)
+if [ "$(id -u)" -ne 0 ]; then
+	tap_skip "fake GPU, as root: every step runs and fails cleanly" "not root"
+elif [ -e /dev/kfd ]; then
+	tap_skip "fake GPU, as root: every step runs and fails cleanly" "this machine has a /dev/kfd"
+else
+	# (it builds what is not built: longer on a fresh clone)
+	hwc_args=(--step-timeout 60)
+	hwc_max=600
+	hwc "fake GPU, as root: every step runs and fails cleanly, exit 1, a report of each" 1 \
+		'^hw-check: [0-9]+ of [0-9]+ steps failed' \
+		'^result: FAIL \(exit 1\)$' '^FAIL kfd_batch_tests ' \
+		'^FAIL gpu\.r8192\.invalidate_half .*kfdtrace check: FAIL ioctl\.batch_alloc == 1 ' \
+		'^FAIL hsakmt\.registers_and_frees ' '^PASS libuserptr\.unit_tests ' \
+		'^SKIP userptr-virgl .*emulated device only' '^SKIP gpu-readback ' \
+		'^PASS nothing left registered ' '^== step gpu\.r1\.invalidate_one: FAIL ==$' \
+		'^FAIL evict\.amdgpu >= 1: probe group amdgpu was not live' '^kfdtrace JSON:$' '^  "kfdtrace": 1,$' -- \
+		HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
+fi
+
+hwc_max=30
+hwc_args=(--gpu-id 999)
+hwc "--gpu-id of no GPU: exit 2" 2 'no GPU with gpu_id 999' '^result: STOPPED: no such GPU' -- \
+	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
+hwc_args=()
+
+rc=0
+err=$("$hw" --no-such 2>&1) || rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown argument '--no-such'" <<<"$err"; then
+	tap_ok "an unknown option: exit 2"
+else
+	tap_diag <<<"$err"
+	tap_fail "an unknown option: exit 2 (exit $rc)"
+fi
+[ "$TAP_FAILED" -eq 0 ]
