@@ -5,6 +5,8 @@
 #   make tests        the test programs (the kernel tree's selftest harness
 #                     and installed UAPI headers: no kernel build either)
 #   make install      PREFIX (/usr/local) and DESTDIR; make uninstall
+#   make deb          Debian packages of the tools: kfdtrace, libuserptr1,
+#                     libuserptr-dev (debian/), in build/deb
 #   make kernel       the patched kernel (FLAVOUR=test, the default, or bench)
 #   make modules      the project's out-of-tree modules for that kernel
 #   make check        every test: host suites, then guest suites (QEMU)
@@ -46,7 +48,7 @@ TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/host-tsc-khz
 
 .PHONY: all tests tool-deps kernel modules check demo bench deps clean distclean \
-	vmlinux-h uapi man install uninstall
+	vmlinux-h uapi man install uninstall deb
 all: $(TOOLS) libuserptr
 tests: $(TESTS)
 
@@ -293,6 +295,10 @@ uninstall:
 	for d in $(D)$(DATADIR)/kfdtrace/bpftrace $(D)$(DATADIR)/kfdtrace $(D)$(INCLUDEDIR)/libuserptr; do \
 		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
 
+# the tools' Debian packages, from debian/ with dpkg-buildpackage
+deb:
+	@scripts/deb
+
 # V=1: the kernel build's output, not a line a minute
 kernel:
 	@scripts/kernel-build --flavour $(FLAVOUR) $(if $(filter 1,$(V)),--verbose)
@@ -301,7 +307,7 @@ modules:
 	@scripts/module-build --flavour $(FLAVOUR) $(MODULES)
 
 deps:
-	@scripts/deps kernel vm user check bpf man
+	@scripts/deps kernel vm user check bpf man deb
 
 check: deps
 	@scripts/check $(SUITES)
