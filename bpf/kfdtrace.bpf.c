@@ -644,28 +644,42 @@ int BPF_PROG(kt_hmm_fexit, struct hmm_range *range, int ret)
 	return 0;
 }
 
-SEC("kprobe/hmm_range_fault")
-int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
+/*
+ * The kprobe fallback of both calls: the entry keeps the argument (and
+ * hmm_range_fault_many()'s count, 0 for hmm_range_fault()) for the return.
+ */
+static __always_inline void hmm_kprobe(struct hmm_range *range, __u64 nr)
 {
 	struct kt_task *t = traced_task();
 
 	fn_start(t, KT_FN_HMM);
 	if (t) {
 		t->hmm_range = (__u64)range;
-		t->hmm_count = 0;
+		t->hmm_count = nr;
 	}
+}
+
+static __always_inline void hmm_kretprobe(long ret)
+{
+	struct kt_task *t = task_state(false);
+
+	if (!t || !t->hmm_range)
+		return;
+	hmm_done((struct hmm_range *)t->hmm_range, t->hmm_count, ret);
+	t->hmm_range = 0;
+}
+
+SEC("kprobe/hmm_range_fault")
+int BPF_KPROBE(kt_hmm_kprobe, struct hmm_range *range)
+{
+	hmm_kprobe(range, 0);
 	return 0;
 }
 
 SEC("kretprobe/hmm_range_fault")
 int BPF_KRETPROBE(kt_hmm_kretprobe, int ret)
 {
-	struct kt_task *t = task_state(false);
-
-	if (!t || !t->hmm_range)
-		return 0;
-	hmm_done((struct hmm_range *)t->hmm_range, t->hmm_count, ret);
-	t->hmm_range = 0;
+	hmm_kretprobe(ret);
 	return 0;
 }
 
@@ -688,26 +702,14 @@ int BPF_PROG(kt_hmm_many_fexit, struct hmm_range *ranges, unsigned long nr, int 
 SEC("kprobe/hmm_range_fault_many")
 int BPF_KPROBE(kt_hmm_many_kprobe, struct hmm_range *ranges, unsigned long nr)
 {
-	struct kt_task *t = traced_task();
-
-	fn_start(t, KT_FN_HMM);
-	if (t) {
-		t->hmm_range = (__u64)ranges;
-		t->hmm_count = nr ?: 1;
-	}
+	hmm_kprobe(ranges, nr ?: 1);
 	return 0;
 }
 
 SEC("kretprobe/hmm_range_fault_many")
 int BPF_KRETPROBE(kt_hmm_many_kretprobe, int ret)
 {
-	struct kt_task *t = task_state(false);
-
-	if (!t || !t->hmm_range)
-		return 0;
-	hmm_done((struct hmm_range *)t->hmm_range, t->hmm_count, ret);
-	t->hmm_range = 0;
-	t->hmm_count = 0;
+	hmm_kretprobe(ret);
 	return 0;
 }
 
