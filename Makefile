@@ -32,20 +32,24 @@ built_flavours := $(foreach f,test bench,$(if $(wildcard $(BUILD)/kernel-$(f)/vm
 TOOLS_FLAVOUR := $(firstword $(built_flavours) $(FLAVOUR))
 TOOLS_KOBJ := $(BUILD)/kernel-$(TOOLS_FLAVOUR)
 KHDR := $(TOOLS_KOBJ)/usr/include
-MODULES := splat-test userptr-emu
+MODULES := splat-test
 
 CC := gcc
 CFLAGS ?= -O2 -g
 # tests on kselftest_harness.h build as the kernel's selftests do: -Wall
+# the series' selftests of the helper's test device (and their batch_param.h)
+EMU_SELFTESTS := $(KSRC)/tools/testing/selftests/drivers/gpu/userptr_batch
+KSELFTEST := $(BUILD)/kselftest
 SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
-		   -I$(KSRC)/tools/testing/selftests -Itools/selftests/lib -isystem $(KHDR)
+		   -I$(KSRC)/tools/testing/selftests -Itools/selftests/lib -I$(EMU_SELFTESTS) \
+		   -isystem $(KHDR)
 
 TOOLS := $(BIN)/kfdtrace $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl
 TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/kfd_gpu_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
 	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
-	$(BIN)/host-tsc-khz
+	$(BIN)/host-tsc-khz $(KSELFTEST)/run_kselftest.sh
 
 .PHONY: all tests tool-deps kernel modules check demo bench deps clean distclean \
 	vmlinux-h uapi man install uninstall deb
@@ -89,10 +93,21 @@ $(BIN)/kfd_batch_tests: tools/selftests/amdkfd/kfd_batch_tests.c $(KHDR)/linux/k
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) $< -o $@
 
-$(BIN)/userptr_emu_tests: tools/selftests/userptr/userptr_emu_tests.c \
-			  kernel/userptr-emu/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
+# the series' own selftests of its test device, from the kernel tree (the
+# guest suites also run them through the kselftest runner: kselftest-install)
+$(EMU_SELFTESTS)/userptr_emu_tests.c $(KSRC)/drivers/gpu/drm/tests/userptr_emu_uapi.h: \
+	$(KHDR)/linux/kfd_ioctl.h ;
+$(BIN)/userptr_emu_tests: $(EMU_SELFTESTS)/userptr_emu_tests.c \
+			  $(KSRC)/drivers/gpu/drm/tests/userptr_emu_uapi.h | $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC) $< -o $@ -lpthread
+
+# The same selftests as a maintainer runs them from the kernel tree: built
+# and installed by the kernel's kselftest-install, with its runner
+# (run_kselftest.sh), into build/kselftest, which guest/userptr runs.
+$(KSELFTEST)/run_kselftest.sh: $(wildcard $(EMU_SELFTESTS)/*) | $(KHDR)/linux/kfd_ioctl.h
+	@scripts/kernel-build --flavour $(TOOLS_FLAVOUR) -s kselftest-install \
+		TARGETS=drivers/gpu/userptr_batch INSTALL_PATH=$(abspath $(KSELFTEST))
 
 # BPF (libbpf-bootstrap's layout): CO-RE objects built against the
 # vmlinux.h of bpf/vmlinux (the project's test kernel's BTF, dumped by
@@ -135,9 +150,9 @@ KFDTRACE_SRC := $(addprefix $(KFDTRACE_DIR)/,main.c recopts.c record.c compare.c
 KFDTRACE_HDR := $(addprefix $(KFDTRACE_DIR)/,main.h report.h doc.h verdict.h events.h)
 # (ioctls.c: the devices' ioctls, from the kernel's and the device's uAPI)
 $(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h \
-		 kernel/userptr-emu/userptr_emu_uapi.h $(UAPI)/linux/kfd_ioctl.h
+		 include/test/userptr_emu_uapi.h $(UAPI)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(TOOL_CFLAGS) -isystem $(UAPI) -Ikernel/userptr-emu $(KFDTRACE_SRC) -o $@ \
+	$(CC) $(TOOL_CFLAGS) -isystem $(UAPI) -Iinclude/test $(KFDTRACE_SRC) -o $@ \
 		-lbpf -lelf -lz -ljansson -lm
 
 # the JSON reader and writer, and the verdict they carry: no BPF needed
@@ -145,7 +160,7 @@ KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c ioctl
 $(BIN)/kfdtrace_json_test: tools/selftests/kfdtrace/json_test.c $(KFDTRACE_JSON_SRC) \
 			   $(KFDTRACE_HDR) bpf/kfdtrace.h | $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Ibpf -Ikernel/userptr-emu $< $(KFDTRACE_JSON_SRC) -o $@ \
+	$(CC) $(SELFTEST_CFLAGS) -Ibpf -Iinclude/test $< $(KFDTRACE_JSON_SRC) -o $@ \
 		-ljansson -lm
 
 # synthetic events files (record -w's format) for the replay tests
@@ -153,15 +168,15 @@ $(BIN)/kfdtrace_evstream: tools/selftests/kfdtrace/evstream.c $(KFDTRACE_HDR) bp
 	@mkdir -p $(BIN)
 	$(CC) $(TOOL_CFLAGS) -Itools/kfdtrace $< -o $@
 
-$(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c kernel/userptr-emu/userptr_emu_uapi.h \
+$(BIN)/ioctl_mix: tools/selftests/kfdtrace/ioctl_mix.c include/test/userptr_emu_uapi.h \
 		  $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@
+	$(CC) $(SELFTEST_CFLAGS) -Iinclude/test $< -o $@
 
-$(BIN)/follow_load: tools/selftests/kfdtrace/follow_load.c kernel/userptr-emu/userptr_emu_uapi.h \
+$(BIN)/follow_load: tools/selftests/kfdtrace/follow_load.c include/test/userptr_emu_uapi.h \
 		    $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Ikernel/userptr-emu $< -o $@ -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -Iinclude/test $< -o $@ -lpthread
 
 # libuserptr, and the workloads on it: one position-independent object
 # for the static library and the shared one (soname libuserptr.so.1; the
@@ -171,15 +186,15 @@ LIB_SOVER := 1
 LIB_VERSION := 1.0.0
 LIB_SO := $(BUILD)/lib/libuserptr.so.$(LIB_VERSION)
 LIB_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	      -D_GNU_SOURCE -isystem $(UAPI) -Ikernel/userptr-emu -Itools/libuserptr
+	      -D_GNU_SOURCE -isystem $(UAPI) -Iinclude/test -Itools/libuserptr
 WL_CFLAGS := $(LIB_CFLAGS) -Itools/workloads
 WL_COMMON := tools/workloads/layout.c tools/workloads/layout.h tools/libuserptr/userptr.h \
-	     tools/libuserptr/hsakmt_compat.h kernel/userptr-emu/userptr_emu_uapi.h $(LIB)
+	     tools/libuserptr/hsakmt_compat.h include/test/userptr_emu_uapi.h $(LIB)
 
 .PHONY: libuserptr
 libuserptr: $(LIB) $(LIB_SO) $(BUILD)/lib/libuserptr.so
 $(BUILD)/lib/userptr.o: tools/libuserptr/userptr.c tools/libuserptr/userptr.h \
-			tools/libuserptr/hsakmt_compat.h kernel/userptr-emu/userptr_emu_uapi.h \
+			tools/libuserptr/hsakmt_compat.h include/test/userptr_emu_uapi.h \
 			$(UAPI)/linux/kfd_ioctl.h | tool-deps
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -fPIC -c $< -o $@
@@ -213,12 +228,12 @@ $(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
 # on a real AMD GPU: scripts/hw-check runs it
 $(BIN)/kfd_gpu_tests: tools/selftests/amdkfd/kfd_gpu_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Ikernel/userptr-emu \
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test \
 		$< tools/workloads/layout.c -o $@ $(LIB)
 
 $(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Ikernel/userptr-emu \
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test \
 		$< tools/workloads/layout.c -o $@ $(LIB)
 
 # PID 1 of scripts/vm-run's guest: static, so that it starts without

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The helper module and its driver, before and after a change: builds
-# drm_userptr_batch.ko from the series (kernel/patches) and the emulated
-# device, userptr_emu.ko (kernel/userptr-emu), at two project revisions
+# drm_userptr_batch.ko and the emulated device, userptr_emu.ko, from the
+# series (kernel/patches; kernel/userptr-emu before the device joined it)
+# at two project revisions
 # against the bench kernel, then loads each pair in turn in ONE bench
 # guest, ROUNDS times, and times the batch and contiguous registrations of
 # 4096 and 8192 scattered 4 KiB ranges (userptr-bench -m batch -m
@@ -17,9 +18,8 @@
 #
 #   tools/bench/ab-helper.sh [-w] [-r ROUNDS] OLD_REV [NEW_REV]
 #
-# NEW_REV defaults to the working tree's kernel/patches and
-# kernel/userptr-emu. Each pair is built against the bench kernel with its
-# own revision's include/drm/drm_userptr_batch.h (from the same patch),
+# NEW_REV defaults to the working tree's kernel/patches. Each pair is built against the bench kernel with its
+# own revision's include/drm/drm_userptr_batch.h (from the same series),
 # put before the kernel's on the include path: a change of the helper's
 # structs compares too. Prints one line
 # per run and, last, per layout and N the old and new batch's median of
@@ -31,9 +31,9 @@
 # medians move with the load and the fastest does not)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-# the helper's patch, kernel/patches/*$patch whatever its number
-patch=-drm-add-a-batch-userptr-helper.patch
-files="drivers/gpu/drm/drm_userptr_batch.c drivers/gpu/drm/drm_userptr_batch_trace.h"
+# the helper's files, which the series adds (patches 3-6)
+helper_c=drivers/gpu/drm/drm_userptr_batch.c
+helper_trace=drivers/gpu/drm/drm_userptr_batch_trace.h
 header=include/drm/drm_userptr_batch.h
 
 if [ "${1:-}" = --guest ]; then
@@ -99,47 +99,52 @@ rounds=${rounds:-1}
 O=$(kobj bench)
 [ -f "$O/Module.symvers" ] || die "no bench kernel: run 'make kernel modules FLAVOUR=bench' first"
 
-# the text of new file $2 in the patch ($1: its text)
-extract() {
-	awk -v f="$2" '
-		/^diff --git / { on = ($3 == "a/" f); body = 0; next }
-		on && /^@@ / { body = 1; next }
-		on && body && /^\+/ { print substr($0, 2) }' <<<"$1"
-}
-src() {	# the patch at revision $1, or in the working tree
-	local f
-	if [ -n "$1" ]; then
-		f=$(git -C "$top" ls-tree --name-only "$1" kernel/patches/ |
-			grep -e "$patch\$") && git -C "$top" show "$1:$f"
-	else
-		f=$(ls "$top"/kernel/patches/*"$patch") && cat "$f"
+# tree REV DIR: the helper's files and the test device's, as base + the
+# series at project revision REV (the working tree when REV is empty) has
+# them, in DIR: every file is new in the series, so the series' hunks for
+# them apply to an empty tree. A revision from before the device joined
+# the series (patch 7, drivers/gpu/drm/tests) has it in kernel/userptr-emu.
+tree() {
+	local rev=$1 dir=$2 p
+	rm -rf "$dir"
+	mkdir -p "$dir/emu"
+	git -C "$dir" init -q
+	for p in $(if [ -n "$rev" ]; then
+			git -C "$top" show "$rev:kernel/patches/series"
+		else
+			cat "$top/kernel/patches/series"
+		fi | grep -v '^#'); do
+		if [ -n "$rev" ]; then
+			git -C "$top" show "$rev:kernel/patches/$p"
+		else
+			cat "$top/kernel/patches/$p"
+		fi | git -C "$dir" apply --include="$helper_c" --include="$helper_trace" \
+			--include="$header" --include='drivers/gpu/drm/tests/userptr_emu*' - ||
+			die "kernel/patches/$p at ${rev:-the working tree} does not apply"
+	done
+	rm -rf "$dir/.git"
+	[ -s "$dir/$helper_c" ] || die "no $helper_c in the series at ${rev:-the working tree}"
+	if [ -f "$dir/drivers/gpu/drm/tests/userptr_emu.c" ]; then
+		mv "$dir"/drivers/gpu/drm/tests/userptr_emu* "$dir/emu/"
+		printf 'obj-m += userptr_emu.o\nCFLAGS_userptr_emu.o := -I$(src)\n' >"$dir/emu/Kbuild"
+	elif [ -n "$rev" ]; then
+		git -C "$top" archive "$rev" kernel/userptr-emu | tar -x -C "$dir/emu" --strip-components=2
 	fi
+	[ -s "$dir/emu/userptr_emu.c" ] || die "no test device at ${rev:-the working tree}"
 }
 
 for v in old new; do
 	rev=${1:-}
 	[ $v = new ] && rev=${2:-}
-	p=$(src "$rev") || die "no kernel/patches/*$patch at ${rev:-the working tree}"
 	d=$top/build/ab-helper/$v
-	rm -rf "$d"
-	mkdir -p "$d"
-	for f in $files; do
-		extract "$p" "$f" >"$d/${f##*/}"
-		[ -s "$d/${f##*/}" ] || die "no $f in kernel/patches/*$patch at ${rev:-the working tree}"
-	done
+	tree "$rev" "$d"
+	cp "$d/$helper_c" "$d/$helper_trace" "$d/"
 	mkdir -p "$d/include/drm"
-	extract "$p" "$header" >"$d/include/drm/${header##*/}"
-	[ -s "$d/include/drm/${header##*/}" ] || die "no $header in kernel/patches/*$patch at ${rev:-the working tree}"
+	cp "$d/$header" "$d/include/drm/"
 	# NOSTDINC_FLAGS comes before the kernel's include directories
 	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\nNOSTDINC_FLAGS += -I$(src)/include\n' >"$d/Kbuild"
 	kmake "$O" -s M="$d" modules
 	# the device at the same revision: it calls what that helper exports
-	mkdir -p "$d/emu"
-	if [ -n "$rev" ]; then
-		git -C "$top" archive "$rev" kernel/userptr-emu | tar -x -C "$d/emu" --strip-components=2
-	else
-		cp "$top"/kernel/userptr-emu/* "$d/emu/"
-	fi
 	echo 'NOSTDINC_FLAGS += -I$(src)/../include' >>"$d/emu/Kbuild"
 	kmake "$O" -s M="$d/emu" modules
 done

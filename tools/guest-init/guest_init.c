@@ -86,6 +86,14 @@ static const char *const tmpfs_dirs[] = {
 	"/tmp", "/run", "/var/tmp", "/root", "/var/log",
 };
 
+/* the links of /dev that devtmpfs has not got: { link, target } */
+static const char *const dev_links[][2] = {
+	{ "/dev/fd", "/proc/self/fd" },
+	{ "/dev/stdin", "/proc/self/fd/0" },
+	{ "/dev/stdout", "/proc/self/fd/1" },
+	{ "/dev/stderr", "/proc/self/fd/2" },
+};
+
 static const char *out_dir;	/* DIR, as the host and the command know it */
 static const char *res_dir = RESULTS_STASH;	/* where the share is now */
 
@@ -618,9 +626,13 @@ int main(void)
 	 * Not bpffs: nothing here pins, and its first mount asks for the
 	 * bpf_preload module, two execs of modprobe (4 s on the test kernel).
 	 */
-	/* what udev would provide: bash's <(...) needs /dev/fd */
-	if (symlink("/proc/self/fd", "/dev/fd") && errno != EEXIST)
-		stage("/dev/fd: %s", strerror(errno));
+	/*
+	 * What udev would provide: bash's <(...) needs /dev/fd, and the
+	 * kselftest runner writes its output to /dev/stdout.
+	 */
+	for (i = 0; i < (int)ARRAY_SIZE(dev_links); i++)
+		if (symlink(dev_links[i][1], dev_links[i][0]) && errno != EEXIST)
+			stage("%s: %s", dev_links[i][0], strerror(errno));
 	/* the results at DIR, where the command looks for them */
 	if (mkdir_p(out_dir) || mount(RESULTS_STASH, out_dir, NULL, MS_MOVE, NULL)) {
 		stage("moving the results to %s failed: %s", out_dir, strerror(errno));

@@ -13,19 +13,27 @@ echo "TAP version 13"
 
 want=$(mktemp -d)
 trap 'rm -rf "$want"' EXIT
-if ! out=$(UAPI_DEST=$want "$top/scripts/uapi-sync" 2>&1); then
+if ! out=$(INCLUDE_DEST=$want "$top/scripts/uapi-sync" 2>&1); then
 	tap_diag <<<"$out"
 	tap_fail "scripts/uapi-sync: base + series' UAPI headers made"
 	exit 1
 fi
 for h in linux/kfd_ioctl.h drm/drm.h drm/drm_mode.h; do
-	if cmp -s "$top/include/uapi/$h" "$want/$h"; then
+	if cmp -s "$top/include/uapi/$h" "$want/uapi/$h"; then
 		tap_ok "include/uapi/$h is base + series, as headers_install makes it"
 	else
-		diff -u "$top/include/uapi/$h" "$want/$h" 2>&1 | head -n 40 | tap_diag
+		diff -u "$top/include/uapi/$h" "$want/uapi/$h" 2>&1 | head -n 40 | tap_diag
 		tap_fail "include/uapi/$h is base + series, as headers_install makes it (run scripts/uapi-sync)"
 	fi
 done
+# the test device's uAPI, which the tools share with its selftests
+h=test/userptr_emu_uapi.h
+if cmp -s "$top/include/$h" "$want/$h"; then
+	tap_ok "include/$h is the series' drivers/gpu/drm/tests/userptr_emu_uapi.h"
+else
+	diff -u "$top/include/$h" "$want/$h" 2>&1 | head -n 40 | tap_diag
+	tap_fail "include/$h is the series' drivers/gpu/drm/tests/userptr_emu_uapi.h (run scripts/uapi-sync)"
+fi
 
 # the series adds the batch ioctl to the copy the tools use (the host's
 # linux-libc-dev has kfd_ioctl.h without it, which the copy must shadow)
