@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kfdtrace's probes: ioctl accounting of amdkfd and the emulated device,
- * per process, from the syscalls tracepoints (a call is the device's when
- * its fd is the device's file and its command one the device knows); HMM faults, interval notifier
+ * per process, at the drivers' ioctl entries where they can be probed,
+ * else at the syscalls tracepoints (a call is the device's when its fd is
+ * the device's file and its command one the device knows); HMM faults, interval notifier
  * inserts and removes (fentry, or kprobe where fentry is refused); the
  * batch helper's tracepoints (BTF-typed, tp_btf) and the emulated device's
  * (raw tracepoints: their arguments are plain numbers);
@@ -37,6 +38,16 @@ const volatile __u32 kfd_dev;
 const volatile __u32 emu_dev;
 const volatile __u32 kfd_cmds[KT_KFD_NR_END];
 const volatile __u32 emu_cmds[KT_EMU_NR_END];
+
+/*
+ * Set by the loader before load: the devices whose ioctls are counted at
+ * their driver's ioctl entry (kfd_ioctl() in amdgpu, uemu_ioctl() in
+ * userptr_emu: fentry/fexit, or a kprobe and kretprobe) and not at the
+ * syscalls tracepoints. The tracepoints, where they are attached at all,
+ * then leave those devices' files alone, so that no call counts twice.
+ */
+const volatile bool kfd_at_driver;
+const volatile bool emu_at_driver;
 
 /*
  * The traced processes, by tgid: the loader adds the first, forks of a
@@ -512,6 +523,24 @@ int BPF_PROG(kt_exit, struct task_struct *p)
 	return 0;
 }
 
+/* a call of class @class (ioctl_names index + 1 @name) begins, for ioctl_end() */
+static __always_inline void ioctl_begin(struct kt_task *t, __u32 class, __u32 name,
+					unsigned long arg)
+{
+	t->ioctl_ranges = ranges_of(&class, arg);
+	t->ioctl_class = class;
+	t->ioctl_name = name;
+	t->ioctl_ts = bpf_ktime_get_ns();
+}
+
+/*
+ * The fallback: every ioctl of every task on the machine enters and
+ * leaves through here while the tracepoints are attached (the syscall
+ * slow path), so it is attached only where a device's driver entry
+ * cannot be probed, or no device is there (not_device is then the only
+ * thing to count), or --syscalls asks for it. A device counted at its
+ * driver's entry is left to those programs.
+ */
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 {
@@ -525,11 +554,10 @@ int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	if (kfd_dev || emu_dev)
 		rdev = fd_rdev(ctx->args[0]);
+	if (rdev && ((kfd_at_driver && rdev == kfd_dev) || (emu_at_driver && rdev == emu_dev)))
+		return 0;
 	class = classify(cmd, rdev, &name);
-	t->ioctl_ranges = ranges_of(&class, ctx->args[2]);
-	t->ioctl_class = class;
-	t->ioctl_name = name;
-	t->ioctl_ts = bpf_ktime_get_ns();
+	ioctl_begin(t, class, name, ctx->args[2]);
 	return 0;
 }
 
@@ -555,17 +583,16 @@ static __always_inline void count_name(__u32 name, long ret)
 		__sync_fetch_and_add(e, 1);
 }
 
-SEC("tracepoint/syscalls/sys_exit_ioctl")
-int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
+/* the call ioctl_begin() began returns @ret: counted by process, class, name and errno */
+static __always_inline void ioctl_end(long ret)
 {
 	struct kt_ioctl_key key = { .tgid = bpf_get_current_pid_tgid() >> 32 };
 	struct kt_ioctl_stat *s, zero = {};
 	struct kt_task *t = task_state(false);
-	long ret = ctx->ret;
 	__u64 ns;
 
 	if (!t || !t->ioctl_ts)
-		return 0;
+		return;
 	ns = bpf_ktime_get_ns() - t->ioctl_ts;
 	t->ioctl_ts = 0;
 	key.class = t->ioctl_class;
@@ -578,7 +605,7 @@ int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
 		s = bpf_map_lookup_elem(&ioctl_stats, &key);
 		if (!s) {
 			count(KT_LOST_ROWS, 1);
-			return 0;
+			return;
 		}
 	}
 	__sync_fetch_and_add(&s->calls, 1);
@@ -588,6 +615,92 @@ int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
 		__sync_fetch_and_add(&s->ranges, t->ioctl_ranges);
 	__sync_fetch_and_add(&s->ns, ns);
 	__sync_fetch_and_add(&s->hist[log2_u64(ns / 1000)], 1);
+}
+
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int kt_ioctl_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	ioctl_end(ctx->ret);
+	return 0;
+}
+
+/*
+ * The devices' ioctls at their drivers' entry: only the calls on the
+ * device's own file come here, so the file is known without a look at
+ * the caller's fd table, and no other task's syscalls pay anything. What
+ * the VFS answers before the driver (a bad fd, an LSM's refusal) and the
+ * 'K' and 'u' numbers on other files (not_device at the tracepoints) are
+ * not seen. The time is the driver's, not the syscall's.
+ */
+static __always_inline void drv_enter(__u32 cmd, unsigned long arg, __u32 rdev)
+{
+	struct kt_task *t;
+	__u32 class, name;
+
+	if (!candidate(cmd))
+		return;
+	t = traced_task();
+	if (!t)
+		return;
+	class = classify(cmd, rdev, &name);
+	ioctl_begin(t, class, name, arg);
+}
+
+SEC("fentry/kfd_ioctl")
+int BPF_PROG(kt_kfd_ioctl_fentry, struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	drv_enter(cmd, arg, kfd_dev);
+	return 0;
+}
+
+SEC("fexit/kfd_ioctl")
+int BPF_PROG(kt_kfd_ioctl_fexit, struct file *filp, unsigned int cmd, unsigned long arg,
+	     long ret)
+{
+	ioctl_end(ret);
+	return 0;
+}
+
+SEC("kprobe/kfd_ioctl")
+int BPF_KPROBE(kt_kfd_ioctl_kprobe, struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	drv_enter(cmd, arg, kfd_dev);
+	return 0;
+}
+
+SEC("kretprobe/kfd_ioctl")
+int BPF_KRETPROBE(kt_kfd_ioctl_kretprobe, long ret)
+{
+	ioctl_end(ret);
+	return 0;
+}
+
+SEC("fentry/uemu_ioctl")
+int BPF_PROG(kt_emu_ioctl_fentry, struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	drv_enter(cmd, arg, emu_dev);
+	return 0;
+}
+
+SEC("fexit/uemu_ioctl")
+int BPF_PROG(kt_emu_ioctl_fexit, struct file *filp, unsigned int cmd, unsigned long arg,
+	     long ret)
+{
+	ioctl_end(ret);
+	return 0;
+}
+
+SEC("kprobe/uemu_ioctl")
+int BPF_KPROBE(kt_emu_ioctl_kprobe, struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	drv_enter(cmd, arg, emu_dev);
+	return 0;
+}
+
+SEC("kretprobe/uemu_ioctl")
+int BPF_KRETPROBE(kt_emu_ioctl_kretprobe, long ret)
+{
+	ioctl_end(ret);
 	return 0;
 }
 

@@ -59,7 +59,7 @@ int kt_evfile_lost(FILE *f, __u64 lost)
 int kt_evfile_end(FILE *f, const struct kt_run *r, __u64 end_ns)
 {
 	struct kt_evfile_end *e = calloc(1, sizeof(*e));
-	int err;
+	int err, i;
 
 	if (!e)
 		return -ENOMEM;
@@ -78,6 +78,8 @@ int kt_evfile_end(FILE *f, const struct kt_run *r, __u64 end_ns)
 	e->exec_errno = r->exec_errno;
 	e->stop = r->stop;
 	e->nrows = r->nrows;
+	for (i = 0; i < KT_IT_NR; i++)
+		e->ioctl_at |= (__u32)(r->ioctl_at[i] & 3) << (2 * i);
 	err = put(f, KT_REC_END, e, sizeof(*e), r->rows, r->nrows * sizeof(*r->rows));
 	free(e);
 	if (!err && fflush(f))
@@ -100,6 +102,7 @@ bool kt_evfile_is(const char *path)
 static int end_record(struct kt_run *r, const void *buf, __u32 len, __u64 *end_ns)
 {
 	const struct kt_evfile_end *e = buf;
+	int at;
 
 	if (len < sizeof(*e) || (len - sizeof(*e)) / sizeof(*r->rows) != e->nrows ||
 	    (len - sizeof(*e)) % sizeof(*r->rows) || e->stop < KT_STOP_EXIT ||
@@ -115,6 +118,8 @@ static int end_record(struct kt_run *r, const void *buf, __u32 len, __u64 *end_n
 	r->kfd_dev[sizeof(r->kfd_dev) - 1] = 0;
 	r->emu_dev[sizeof(r->emu_dev) - 1] = 0;
 	r->follow_max = e->follow_max;
+	for (at = 0; at < KT_IT_NR; at++)
+		r->ioctl_at[at] = e->ioctl_at >> (2 * at) & 3;
 	r->seconds = e->seconds;
 	r->status = e->status;
 	r->signal = e->signal;

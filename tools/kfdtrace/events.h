@@ -56,7 +56,13 @@ struct kt_evfile_end {
 	__u64 end_ns;		/* the end of the trace, bpf_ktime_get_ns()'s clock */
 	double seconds;
 	__s32 status, signal, exec_errno, stop;
-	__u32 nrows, pad;
+	__u32 nrows;
+	/*
+	 * Where the ioctls were counted: 2 bits an enum kt_ioctl_target, its
+	 * enum kt_ioctl_at; 0 (all at the syscalls tracepoints) in the files
+	 * of the kfdtrace before driver-entry counting, which it read as.
+	 */
+	__u32 ioctl_at;
 };
 
 /* the shape of what the file holds: a change in any of it is another layout */

@@ -304,6 +304,37 @@ static unsigned int tp_count(enum kt_group g, const char *sys, size_t len, const
 	return n;
 }
 
+/* where record counts the ioctls (kt_ioctl_plan()), for the ioctl group */
+static __u8 ioctl_at[KT_IT_NR];
+
+static void say_ioctl_at(struct feature *f)
+{
+	static const char *const fns[] = { "kfd_ioctl [amdgpu]", "uemu_ioctl [userptr_emu]" };
+	int i;
+
+	for (i = KT_IT_KFD; i <= KT_IT_EMU; i++) {
+		const char *name = kt_ioctl_target_names[i];
+
+		switch (ioctl_at[i]) {
+		case KT_AT_FENTRY:
+		case KT_AT_KPROBE:
+			say(f, "%s: %s on %s, ", name, ioctl_at[i] == KT_AT_FENTRY ?
+			    "fentry/fexit" : "kprobe/kretprobe", fns[i]);
+			break;
+		case KT_AT_SYSCALL:
+			say(f, "%s: syscalls tracepoints, ", name);
+			break;
+		default:
+			say(f, "%s absent, ", name);
+		}
+	}
+	if (ioctl_at[KT_IT_OTHER] == KT_AT_SYSCALL)
+		say(f, "other files: syscalls:sys_enter_ioctl, sys_exit_ioctl");
+	else
+		say(f, "other files not seen (no syscalls tracepoints: -S for them)");
+	say(f, "; tp_btf sched_process_fork, sched_process_exit");
+}
+
 /*
  * The programs of group @g that load, in words: "fentry on F", "kprobe
  * on F, G", "7 tracepoints SYS" (or "6 of 7": of those the probes take),
@@ -319,8 +350,7 @@ static void say_loaded(struct feature *f, enum kt_group g, const bool *on)
 	size_t len, qlen;
 
 	if (g == KT_G_IOCTL) {
-		say(f, "syscalls:sys_enter_ioctl, sys_exit_ioctl; %s",
-		    "tp_btf sched_process_fork, sched_process_exit");
+		say_ioctl_at(f);
 		return;
 	}
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
@@ -465,6 +495,8 @@ static void probe_group(struct feature *f, enum kt_group g, const struct kt_reco
 		return;
 	}
 	all.all_probes = true;
+	if (g == KT_G_IOCTL)
+		kt_ioctl_plan(o, 0, ioctl_at);
 	for (i = 0; i < KT_PROGS_MAX && (p = kt_prog(i)); i++) {
 		if (p->group != g)
 			continue;
@@ -478,7 +510,9 @@ static void probe_group(struct feature *f, enum kt_group g, const struct kt_reco
 	f->live = any;
 	if (any) {
 		say_loaded(f, g, planned);
-		say_missing(f, g, planned, whys, "; not: ");
+		/* (the ioctl group's words say where each device is counted) */
+		if (g != KT_G_IOCTL)
+			say_missing(f, g, planned, whys, "; not: ");
 		return;
 	}
 	if (any_a) {
@@ -588,6 +622,22 @@ static json_t *json_programs(enum kt_group g)
 	return a;
 }
 
+/* features.ioctl.counted_at: as a recording's ioctl.counted_at */
+static json_t *json_counted_at(void)
+{
+	json_t *o = json_object();
+	int i, err = !o;
+
+	for (i = 0; o && i < KT_IT_NR; i++)
+		err |= json_object_set_new(o, kt_ioctl_target_names[i],
+					   json_string(kt_ioctl_at_names[ioctl_at[i]]));
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* the features as JSON on stdout; 0 or KT_EXIT_ERROR */
 static int print_json(bool all_probes)
 {
@@ -605,6 +655,8 @@ static int print_json(bool all_probes)
 		err |= json_object_set_new(o, "reason", json_string(feats[i].reason));
 		if (i >= F_GROUP && i < F_GROUP + KT_G_NR)
 			err |= json_object_set_new(o, "programs", json_programs(i - F_GROUP));
+		if (i == F_GROUP + KT_G_IOCTL && feats[i].live)
+			err |= json_object_set_new(o, "counted_at", json_counted_at());
 	}
 	/* as a recording's "probes" */
 	for (g = 0; !err && g < KT_G_NR; g++)
@@ -643,6 +695,8 @@ static const struct argp_option feature_opts[] = {
 	{ "json", 'j', NULL, 0, "Write the features as JSON" },
 	{ "all-probes", 'a', NULL, 0,
 	  "As record -a: HMM and the notifiers even where the helper's tracepoints are" },
+	{ "syscalls", 'S', NULL, 0,
+	  "As record -S: every ioctl at the syscalls tracepoints" },
 	{},
 };
 
@@ -654,6 +708,7 @@ static const struct argp_child feature_children[] = {
 struct feature_args {
 	bool json;
 	bool all_probes;
+	bool syscalls;
 };
 
 static error_t feature_parse(int key, char *arg, struct argp_state *state)
@@ -666,6 +721,9 @@ static error_t feature_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'a':
 		a->all_probes = true;
+		break;
+	case 'S':
+		a->syscalls = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "feature takes no argument (\"%s\")", arg);
@@ -694,6 +752,7 @@ int do_feature(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return KT_EXIT_ERROR;
 	o.all_probes = a.all_probes;
+	o.syscalls = a.syscalls;
 	probe_privileges(&feats[F_PRIV]);
 	/* as record starts: libbpf quiet without -v, tracefs mounted if need be */
 	kt_probe_setup();

@@ -27,6 +27,7 @@ struct kt_record_opts {
 	bool probe_cost;	/* -C */
 	const char *cgroup;	/* -c: a cgroup v2 directory, NULL for none */
 	bool all_probes;	/* -a */
+	bool syscalls;		/* -S: every ioctl at the syscalls tracepoints */
 	bool cmd_only;		/* check: -d, -c, -a apply to -- CMD only */
 	char **cmd;		/* the command after "--", NULL for none */
 	int out_fd;		/* -o, opened before the run; -1 for none */
@@ -64,7 +65,9 @@ void kt_run_free(struct kt_run *r);
  * program's group, its flavour (0 any, 1 fentry, 2 kprobe: of a pair on
  * one function, one flavour loads) and its target, which must exist:
  * "fn:NAME" (vmlinux BTF), "tp:SYS/EVENT" (tracefs), "amdgpu:NAME"
- * (amdgpu's BTF, a kprobe), NULL for none.
+ * (amdgpu's BTF, a kprobe), "drv:MODULE:NAME" (a device's ioctl entry in
+ * its module, planned by kt_ioctl_plan()), "sys:ioctl" (the syscalls
+ * tracepoints, likewise), NULL for none.
  */
 struct kt_prog_info {
 	const char *name;
@@ -87,6 +90,18 @@ const struct kt_prog_info *kt_prog(unsigned int i);
  */
 bool kt_prog_planned(const struct kt_record_opts *o, const struct kt_prog_info *p,
 		     int attempt, char *why, size_t len);
+
+/*
+ * Where record counts the ioctls at load attempt @attempt (@at, by enum
+ * kt_ioctl_target): a device that is there at its driver's ioctl entry,
+ * fentry where the kernel attaches one to the function in its module's
+ * BTF, else a kprobe where ftrace lists it, else (and with -S, and at the
+ * load's retries) at the syscalls tracepoints; an absent device nowhere.
+ * The tracepoints, which put every syscall of every task on the slow
+ * path, are attached (KT_IT_OTHER: not_device on every file) only when a
+ * device needs them, no device is there, or -S. Computed once per attempt.
+ */
+void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR]);
 
 /* before the probe checks, as record does: libbpf quiet without -v, tracefs mounted */
 void kt_probe_setup(void);

@@ -46,6 +46,8 @@ static const struct argp_option recopts[] = {
 	  "Trace only tasks in the cgroup v2 at PATH and below it" },
 	{ "all-probes", 'a', NULL, 0,
 	  "Probe hmm_range_fault and the notifiers even where the helper's tracepoints are" },
+	{ "syscalls", 'S', NULL, 0,
+	  "Count every ioctl at the syscalls tracepoints (not_device on every file; slows every syscall on the machine)" },
 	{ "debug-follow-max", OPT_DEBUG_FOLLOW_MAX, "N", OPTION_HIDDEN,
 	  "Follow at most N processes at a time (tests)" },
 	{ "debug-rows-max", OPT_DEBUG_ROWS_MAX, "N", OPTION_HIDDEN,
@@ -61,6 +63,7 @@ static const struct {
 	{ 'd', "-- CMD: stop after SECONDS (CMD is sent SIGTERM)" },
 	{ 'c', "-- CMD: trace only tasks in the cgroup v2 at PATH and below it" },
 	{ 'a', "-- CMD: probe HMM and the notifiers even where the helper's tracepoints are" },
+	{ 'S', "-- CMD: count every ioctl at the syscalls tracepoints, as record -S" },
 };
 
 static char *recopts_help(int key, const char *text, void *input)
@@ -90,6 +93,9 @@ static error_t recopts_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'a':
 		o->all_probes = true;
+		break;
+	case 'S':
+		o->syscalls = true;
 		break;
 	case OPT_DEBUG_FOLLOW_MAX:
 		o->debug_follow_max = kt_parse_count(arg, state);

@@ -43,8 +43,16 @@
 static const struct kt_prog_info progs[] = {
 	{ "kt_fork", KT_G_IOCTL, 0, NULL },
 	{ "kt_exit", KT_G_IOCTL, 0, NULL },
-	{ "kt_ioctl_enter", KT_G_IOCTL, 0, NULL },
-	{ "kt_ioctl_exit", KT_G_IOCTL, 0, NULL },
+	{ "kt_ioctl_enter", KT_G_IOCTL, 0, "sys:ioctl" },
+	{ "kt_ioctl_exit", KT_G_IOCTL, 0, "sys:ioctl" },
+	{ "kt_kfd_ioctl_fentry", KT_G_IOCTL, 1, "drv:amdgpu:kfd_ioctl" },
+	{ "kt_kfd_ioctl_fexit", KT_G_IOCTL, 1, "drv:amdgpu:kfd_ioctl" },
+	{ "kt_kfd_ioctl_kprobe", KT_G_IOCTL, 2, "drv:amdgpu:kfd_ioctl" },
+	{ "kt_kfd_ioctl_kretprobe", KT_G_IOCTL, 2, "drv:amdgpu:kfd_ioctl" },
+	{ "kt_emu_ioctl_fentry", KT_G_IOCTL, 1, "drv:userptr_emu:uemu_ioctl" },
+	{ "kt_emu_ioctl_fexit", KT_G_IOCTL, 1, "drv:userptr_emu:uemu_ioctl" },
+	{ "kt_emu_ioctl_kprobe", KT_G_IOCTL, 2, "drv:userptr_emu:uemu_ioctl" },
+	{ "kt_emu_ioctl_kretprobe", KT_G_IOCTL, 2, "drv:userptr_emu:uemu_ioctl" },
 	{ "kt_hmm_fentry", KT_G_HMM, 1, "fn:hmm_range_fault" },
 	{ "kt_hmm_fexit", KT_G_HMM, 1, "fn:hmm_range_fault" },
 	{ "kt_hmm_kprobe", KT_G_HMM, 2, "fn:hmm_range_fault" },
@@ -130,17 +138,37 @@ struct btf *kt_vmlinux_btf(void)
 	return btf;
 }
 
-static struct btf *amdgpu_btf(void)
+/*
+ * A module's BTF, split on vmlinux's (/sys/kernel/btf/MODULE), parsed once
+ * per module; NULL when the module is not loaded or has none.
+ */
+static struct btf *module_btf(const char *mod)
 {
-	static struct btf *btf;
-	static bool tried;
+	static struct {
+		char name[32];
+		struct btf *btf;
+	} cache[4];
+	static unsigned int ncache;
+	struct btf *btf = NULL;
+	char path[96];
+	unsigned int i;
 
-	if (!tried) {
-		tried = true;
-		if (!access(AMDGPU_BTF, R_OK) && kt_vmlinux_btf())
-			btf = btf__parse_split(AMDGPU_BTF, kt_vmlinux_btf());
+	for (i = 0; i < ncache; i++)
+		if (!strcmp(cache[i].name, mod))
+			return cache[i].btf;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
+	if (!access(path, R_OK) && kt_vmlinux_btf())
+		btf = btf__parse_split(path, kt_vmlinux_btf());
+	if (ncache < ARRAY_SIZE(cache)) {
+		snprintf(cache[ncache].name, sizeof(cache[ncache].name), "%s", mod);
+		cache[ncache++].btf = btf;
 	}
 	return btf;
+}
+
+static struct btf *amdgpu_btf(void)
+{
+	return module_btf("amdgpu");
 }
 
 static bool btf_has_func(struct btf *btf, const char *fn)
@@ -149,12 +177,40 @@ static bool btf_has_func(struct btf *btf, const char *fn)
 }
 
 /*
- * Whether the kernel attaches an fentry program to @fn: a two-instruction
- * tracing program loaded against the function's BTF and attached for a
- * moment, as libbpf-tools' fentry_can_attach() (which only loads it; some
- * kernels refuse only at the attach).
+ * The kernel's BTF object of module @mod (an fd to close), as the attach
+ * of a tracing program to one of its functions needs; -1 for none.
  */
-bool kt_fentry_can_attach(const char *fn)
+static int module_btf_fd(const char *mod)
+{
+	__u32 id = 0;
+	int fd;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info = {};
+		__u32 len = sizeof(info);
+		char name[64] = "";
+
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		info.name = (__u64)(unsigned long)name;
+		info.name_len = sizeof(name);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.kernel_btf &&
+		    !strcmp(name, mod))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * Whether the kernel attaches an fentry program to @fn, of vmlinux (@mod
+ * NULL) or of module @mod: a two-instruction tracing program loaded
+ * against the function's BTF and attached for a moment, as libbpf-tools'
+ * fentry_can_attach() (which only loads it; some kernels refuse only at
+ * the attach).
+ */
+static bool fentry_can_attach_in(const char *mod, const char *fn)
 {
 	static const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
@@ -167,13 +223,20 @@ bool kt_fentry_can_attach(const char *fn)
 	static unsigned int ncache;
 
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
-	int id, prog, link = -1;
+	struct btf *btf = mod ? module_btf(mod) : kt_vmlinux_btf();
+	int id, prog, link = -1, obj = -1;
 	unsigned int i;
 
 	for (i = 0; i < ncache; i++)
 		if (!strcmp(cache[i].fn, fn))
 			return cache[i].ok;
-	id = kt_vmlinux_btf() ? btf__find_by_name_kind(kt_vmlinux_btf(), fn, BTF_KIND_FUNC) : -1;
+	id = btf ? btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) : -1;
+	if (id > 0 && mod) {
+		obj = module_btf_fd(mod);
+		if (obj < 0)
+			id = -1;
+		opts.attach_btf_obj_fd = obj;
+	}
 	if (id > 0) {
 		opts.attach_btf_id = id;
 		prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kt_can_fentry", "GPL", insns,
@@ -185,13 +248,21 @@ bool kt_fentry_can_attach(const char *fn)
 		if (link >= 0)
 			close(link);
 	}
+	if (obj >= 0)
+		close(obj);
 	if (kt_verbose)
-		fprintf(stderr, "kfdtrace: fentry on %s: %s\n", fn, link >= 0 ? "yes" : "no");
+		fprintf(stderr, "kfdtrace: fentry on %s%s%s%s: %s\n", fn, mod ? " [" : "",
+			mod ? mod : "", mod ? "]" : "", link >= 0 ? "yes" : "no");
 	if (ncache < ARRAY_SIZE(cache)) {
 		cache[ncache].fn = fn;
 		cache[ncache++].ok = link >= 0;
 	}
 	return link >= 0;
+}
+
+bool kt_fentry_can_attach(const char *fn)
+{
+	return fentry_can_attach_in(NULL, fn);
 }
 
 /* a kprobe can be made at all: perf's kprobe PMU, else tracefs' kprobe_events */
@@ -283,6 +354,97 @@ static bool tracepoint_exists(const char *tp)
 	return !stat(path, &st);
 }
 
+/* each device's ioctl entry: its module, function and sysfs "dev" file */
+static const struct {
+	const char *mod, *fn, *dev;
+} ioctl_entries[] = {
+	[KT_IT_KFD] = { "amdgpu", "kfd_ioctl", "/sys/class/kfd/kfd/dev" },
+	[KT_IT_EMU] = { "userptr_emu", "uemu_ioctl", "/sys/class/misc/userptr_emu/dev" },
+};
+
+void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR])
+{
+	static __u8 cached[KT_IT_NR];
+	static int cached_for = -1;	/* attempt * 2 + syscalls */
+	int key = attempt * 2 + o->syscalls, i;
+	bool any_dev = false, any_syscall = false;
+	struct btf *btf;
+
+	if (key == cached_for) {
+		memcpy(at, cached, KT_IT_NR);
+		return;
+	}
+	for (i = KT_IT_KFD; i <= KT_IT_EMU; i++) {
+		const char *fn = ioctl_entries[i].fn;
+
+		if (access(ioctl_entries[i].dev, F_OK)) {
+			at[i] = KT_AT_NONE;
+			continue;
+		}
+		any_dev = true;
+		btf = module_btf(ioctl_entries[i].mod);
+		if (o->syscalls || attempt >= 1)
+			at[i] = KT_AT_SYSCALL;
+		else if (btf_has_func(btf, fn) && fentry_can_attach_in(ioctl_entries[i].mod, fn))
+			at[i] = KT_AT_FENTRY;
+		else if (kprobe_exists(fn))
+			at[i] = KT_AT_KPROBE;
+		else
+			at[i] = KT_AT_SYSCALL;
+		any_syscall |= at[i] == KT_AT_SYSCALL;
+	}
+	at[KT_IT_OTHER] = any_syscall || !any_dev || o->syscalls ? KT_AT_SYSCALL : KT_AT_NONE;
+	memcpy(cached, at, KT_IT_NR);
+	cached_for = key;
+}
+
+/*
+ * The ioctl group's counting programs as kt_ioctl_plan() places them: a
+ * device's entry pair of the flavour planned for it, the syscalls
+ * tracepoints where KT_IT_OTHER is counted.
+ */
+static bool ioctl_prog_planned(const struct kt_record_opts *o, const struct kt_prog_info *p,
+			       int attempt, char *why, size_t len)
+{
+	const char *t = p->target;
+	__u8 at[KT_IT_NR];
+	int i;
+
+	kt_ioctl_plan(o, attempt, at);
+	if (!strncmp(t, "sys:", 4)) {
+		if (at[KT_IT_OTHER] == KT_AT_SYSCALL) {
+			snprintf(why, len, "syscalls:sys_enter_ioctl, sys_exit_ioctl%s",
+				 o->syscalls ? " (-S)" : at[KT_IT_KFD] == KT_AT_SYSCALL ||
+				 at[KT_IT_EMU] == KT_AT_SYSCALL ? "" : " (no device)");
+			return true;
+		}
+		snprintf(why, len, "no syscalls tracepoints: every device counted at its driver");
+		return false;
+	}
+	/* "drv:MODULE:FUNCTION" */
+	for (i = KT_IT_KFD; i <= KT_IT_EMU; i++)
+		if (!strcmp(strrchr(t, ':') + 1, ioctl_entries[i].fn))
+			break;
+	if (i > KT_IT_EMU) {
+		snprintf(why, len, "unknown target %s", t);
+		return false;
+	}
+	switch (at[i]) {
+	case KT_AT_FENTRY:
+	case KT_AT_KPROBE:
+		snprintf(why, len, "%s on %s [%s]", kt_ioctl_at_names[at[i]],
+			 ioctl_entries[i].fn, ioctl_entries[i].mod);
+		return p->flavour == (at[i] == KT_AT_FENTRY ? 1 : 2);
+	case KT_AT_SYSCALL:
+		snprintf(why, len, "%s at the syscalls tracepoints%s", kt_ioctl_target_names[i],
+			 o->syscalls ? " (-S)" : attempt ? "" : ": neither fentry nor kprobe on its entry");
+		return false;
+	default:
+		snprintf(why, len, "no %s", ioctl_entries[i].dev);
+		return false;
+	}
+}
+
 /*
  * Whether program @p can load and attach here: fn:NAME in vmlinux BTF, as
  * fentry (flavour 1) where the kernel takes it, as a kprobe (flavour 2)
@@ -290,7 +452,8 @@ static bool tracepoint_exists(const char *tp)
  * tracefs; amdgpu:NAME (kprobes) in amdgpu's BTF and ftrace. @why (@len
  * bytes) gets the answer in words.
  */
-static bool target_exists(const struct kt_prog_info *p, char *why, size_t len)
+static bool target_exists(const struct kt_record_opts *o, const struct kt_prog_info *p,
+			  int attempt, char *why, size_t len)
 {
 	const char *t = p->target;
 	bool ok;
@@ -336,6 +499,8 @@ static bool target_exists(const struct kt_prog_info *p, char *why, size_t len)
 		snprintf(why, len, ok ? "kprobe on %s [amdgpu]" : "no kprobe on %s [amdgpu]", t);
 		return ok;
 	}
+	if (!strncmp(t, "drv:", 4) || !strncmp(t, "sys:", 4))
+		return ioctl_prog_planned(o, p, attempt, why, len);
 	if (!strncmp(t, "tp:", 3)) {
 		ok = tracepoint_exists(t + 3);
 		snprintf(why, len, ok ? "tracepoint %s" : "no tracepoint %s", t + 3);
@@ -379,7 +544,7 @@ bool kt_prog_planned(const struct kt_record_opts *o, const struct kt_prog_info *
 		snprintf(why, len, "left out at load attempt %d", attempt + 1);
 		return false;
 	}
-	return target_exists(p, why, len);
+	return target_exists(o, p, attempt, why, len);
 }
 
 /*
@@ -467,10 +632,16 @@ static int cgroup_of(const char *path, __u64 *id, __u32 *level)
  * it knows), the follow map's size. @r gets what the report shows of it.
  */
 static void set_rodata(struct kfdtrace_bpf *skel, const struct kt_record_opts *o,
-		       pid_t tgid, struct kt_run *r)
+		       int attempt, pid_t tgid, struct kt_run *r)
 {
 	const struct kt_ioctl_def *d;
 	__u32 follow_max = 0;
+
+	kt_ioctl_plan(o, attempt, r->ioctl_at);
+	skel->rodata->kfd_at_driver = r->ioctl_at[KT_IT_KFD] == KT_AT_FENTRY ||
+				      r->ioctl_at[KT_IT_KFD] == KT_AT_KPROBE;
+	skel->rodata->emu_at_driver = r->ioctl_at[KT_IT_EMU] == KT_AT_FENTRY ||
+				      r->ioctl_at[KT_IT_EMU] == KT_AT_KPROBE;
 
 	skel->rodata->filter_tgid = tgid != 0;
 	skel->rodata->filter_cgid = r->cgroup_id;
@@ -519,7 +690,7 @@ static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t 
 				strerror(errno));
 			return NULL;
 		}
-		set_rodata(skel, o, tgid, r);
+		set_rodata(skel, o, attempt, tgid, r);
 		for (i = 0; i < ARRAY_SIZE(progs); i++) {
 			const struct kt_prog_info *p = &progs[i];
 			struct bpf_program *prog;

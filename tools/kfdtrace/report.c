@@ -17,6 +17,15 @@
 
 #include "report.h"
 
+const char *const kt_ioctl_target_names[KT_IT_NR] = {
+	[KT_IT_KFD] = "kfd", [KT_IT_EMU] = "emu", [KT_IT_OTHER] = "other_files",
+};
+
+const char *const kt_ioctl_at_names[KT_AT_NR] = {
+	[KT_AT_SYSCALL] = "syscall", [KT_AT_FENTRY] = "fentry",
+	[KT_AT_KPROBE] = "kprobe", [KT_AT_NONE] = "none",
+};
+
 const char *const kt_class_names[KT_NR_CLASSES] = {
 	[KT_KFD_USERPTR] = "kfd_userptr",
 	[KT_KFD_BATCH] = "kfd_batch",
@@ -261,6 +270,29 @@ void kt_summarize(const struct kt_run *r, struct kt_summary *s)
 		 r->cls[KT_EMU_USERPTR].ns + r->cls[KT_EMU_BATCH].ns) / 1e6;
 }
 
+enum kt_ioctl_at kt_ioctl_at_of(const struct kt_run *r, enum kt_ioctl_target t)
+{
+	/* (an events file of an older kfdtrace says syscall for an absent device) */
+	if ((t == KT_IT_KFD && !r->kfd_dev[0]) || (t == KT_IT_EMU && !r->emu_dev[0]) ||
+	    r->ioctl_at[t] >= KT_AT_NR)
+		return KT_AT_NONE;
+	return r->ioctl_at[t];
+}
+
+/* where target @t's ioctls were counted, in the report's words */
+static const char *at_words(const struct kt_run *r, enum kt_ioctl_target t)
+{
+	static const char *const dev_words[KT_IT_NR][KT_AT_NR] = {
+		[KT_IT_KFD] = { "syscall tracepoints", "fentry/fexit on kfd_ioctl",
+				"kprobe/kretprobe on kfd_ioctl", "absent" },
+		[KT_IT_EMU] = { "syscall tracepoints", "fentry/fexit on uemu_ioctl",
+				"kprobe/kretprobe on uemu_ioctl", "absent" },
+		[KT_IT_OTHER] = { "syscall tracepoints", "?", "?", "not seen" },
+	};
+
+	return dev_words[t][kt_ioctl_at_of(r, t)];
+}
+
 void kt_report_print(FILE *f, const struct kt_run *r)
 {
 	struct kt_ioctl_stat reg = {};
@@ -287,10 +319,20 @@ void kt_report_print(FILE *f, const struct kt_run *r)
 		add_stat(&reg, &r->cls[i]);
 		add_stat(&reg, &r->cls[i + KT_EMU_USERPTR]);
 	}
-	fprintf(f,
-		"%llu calls with amdkfd's or the device's numbers were not theirs (not_device: another file, or a command the device does not know); devices: kfd %s, emu %s\n",
-		(unsigned long long)r->cls[KT_NOT_DEVICE].calls,
-		r->kfd_dev[0] ? r->kfd_dev : "absent", r->emu_dev[0] ? r->emu_dev : "absent");
+	if (kt_ioctl_at_of(r, KT_IT_OTHER) == KT_AT_SYSCALL)
+		fprintf(f,
+			"%llu calls with amdkfd's or the device's numbers were not theirs (not_device: another file, or a command the device does not know); devices: kfd %s, emu %s\n",
+			(unsigned long long)r->cls[KT_NOT_DEVICE].calls,
+			r->kfd_dev[0] ? r->kfd_dev : "absent",
+			r->emu_dev[0] ? r->emu_dev : "absent");
+	else
+		fprintf(f,
+			"%llu calls on the devices' files were not commands they know (not_device; other files are not seen at the drivers' entries: -S sees them); devices: kfd %s, emu %s\n",
+			(unsigned long long)r->cls[KT_NOT_DEVICE].calls,
+			r->kfd_dev[0] ? r->kfd_dev : "absent",
+			r->emu_dev[0] ? r->emu_dev : "absent");
+	fprintf(f, "ioctls counted at: kfd %s, emu %s, other files %s\n",
+		at_words(r, KT_IT_KFD), at_words(r, KT_IT_EMU), at_words(r, KT_IT_OTHER));
 	print_names(f, r);
 	print_hist(f, "registration ioctl latency", reg.hist);
 	print_memory(f, r);
@@ -500,7 +542,7 @@ static int json_ioctl(json_t *root, const struct kt_run *r)
 {
 	static const char *const sum_k[] = { "userptr_alloc", "batch_alloc", "other_alloc",
 					     "free", "other", "total", "errors" };
-	json_t *io, *ranges;
+	json_t *io, *ranges, *at;
 	struct kt_summary s;
 	int c, err = 0;
 	__u64 sums[7];
@@ -518,6 +560,11 @@ static int json_ioctl(json_t *root, const struct kt_run *r)
 	for (c = 0; io && c < KT_NR_CLASSES; c++)
 		err |= set(io, kt_class_names[c], ioctl_stat(&r->cls[c]));
 	err |= json_names(io, r);
+	at = json_object();
+	err |= set(io, "counted_at", at);
+	for (c = 0; at && c < KT_IT_NR; c++)
+		err |= set(at, kt_ioctl_target_names[c],
+			   json_string(kt_ioctl_at_names[kt_ioctl_at_of(r, c)]));
 	ranges = json_object();
 	err |= set(root, "ranges", ranges);
 	if (ranges) {

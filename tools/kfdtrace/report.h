@@ -31,6 +31,20 @@ struct kt_proc_row {
 	struct kt_ioctl_stat st;
 };
 
+/*
+ * Where a recording's ioctls were counted (JSON ioctl.counted_at.*): each
+ * device's at its driver's ioctl entry (fentry/fexit, else a kprobe and
+ * kretprobe) or at the syscalls tracepoints, or not at all when it was
+ * absent; the 'K' and 'u' numbers on other files (not_device) only at the
+ * tracepoints, which are attached only where a device needs them, no
+ * device is there, or --syscalls asks.
+ */
+enum kt_ioctl_target { KT_IT_KFD, KT_IT_EMU, KT_IT_OTHER, KT_IT_NR };
+enum kt_ioctl_at { KT_AT_SYSCALL, KT_AT_FENTRY, KT_AT_KPROBE, KT_AT_NONE, KT_AT_NR };
+
+extern const char *const kt_ioctl_target_names[KT_IT_NR];
+extern const char *const kt_ioctl_at_names[KT_AT_NR];
+
 /* why a recording ended (JSON "stop") */
 enum kt_stop {
 	KT_STOP_EXIT,		/* the command, or -p's process, ended */
@@ -47,6 +61,7 @@ struct kt_run {
 	__u64 errnos[KT_MAX_ERRNO];	/* their failures by errno (0: larger) */
 	/* the devices' files, "MAJOR:MINOR" (empty: not there at the start) */
 	char kfd_dev[16], emu_dev[16];
+	__u8 ioctl_at[KT_IT_NR];	/* enum kt_ioctl_at, by enum kt_ioctl_target */
 	__u64 follow_max;		/* the follow map's size, 0 without a filter */
 	__u64 cgroup_id;		/* --cgroup: its id, 0 for none */
 	__u32 cgroup_level;		/* and its depth below the root */
@@ -84,6 +99,8 @@ void kt_summarize(const struct kt_run *r, struct kt_summary *s);
 __u64 kt_run_lost(const struct kt_run *r);
 /* the same, from a recording's JSON ("lost.total"; 0 when absent) */
 __u64 kt_doc_lost(json_t *doc);
+/* where @r's ioctls of target @t were counted (KT_AT_NONE: an absent device) */
+enum kt_ioctl_at kt_ioctl_at_of(const struct kt_run *r, enum kt_ioctl_target t);
 void kt_report_print(FILE *f, const struct kt_run *r);
 /* the recording as kfdtrace's JSON document; NULL when out of memory */
 json_t *kt_report_json(const struct kt_run *r);
