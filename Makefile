@@ -12,6 +12,8 @@
 #   make check        every test: host suites, then guest suites (QEMU)
 #   make demo         the main job, in the guest, with readable output
 #   make bench        the benchmark matrix on the bench kernel: docs/results
+#   make kcsan        the data-race run: the selftests and the race test on
+#                     the kcsan kernel with two vCPUs (not in make check)
 #
 # check and demo install their Debian dependencies and build what is
 # missing; see docs/development.md for the pieces.
@@ -52,7 +54,7 @@ TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/host-tsc-khz $(KSELFTEST)/run_kselftest.sh
 
 .PHONY: all tests tool-deps kernel modules check demo bench deps clean distclean \
-	vmlinux-h uapi man install uninstall deb
+	vmlinux-h uapi man install uninstall deb kcsan
 all: $(TOOLS) libuserptr
 tests: $(TESTS)
 
@@ -333,6 +335,11 @@ demo: deps
 bench: deps
 	@scripts/deps bench
 	@scripts/bench $(REPS)
+
+# the data-race run (scripts/kcsan): a kernel flavour of its own, so not
+# in check
+kcsan: deps
+	@scripts/kcsan
 
 clean:
 	rm -rf $(BIN) $(BUILD)/check $(BUILD)/vm $(BUILD)/modules-* $(BUILD)/bpf $(BUILD)/lib \

@@ -46,11 +46,12 @@ kmake() {
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# kobj FLAVOUR: the kernel object directory of a flavour (test or bench)
+# kobj FLAVOUR: the kernel object directory of a flavour (test, bench or
+# kcsan)
 kobj() {
 	case "$1" in
-	test|bench) echo "$BUILD/kernel-$1" ;;
-	*) die "unknown kernel flavour '$1' (test or bench)" ;;
+	test|bench|kcsan) echo "$BUILD/kernel-$1" ;;
+	*) die "unknown kernel flavour '$1' (test, bench or kcsan)" ;;
 	esac
 }
 

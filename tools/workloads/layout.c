@@ -340,8 +340,8 @@ void wl_free(struct layout *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
-		   unsigned int timeout_ms)
+static int device_access(int fd, unsigned long cmd, uint64_t va, void *buf,
+			 uint64_t size, unsigned int timeout_ms)
 {
 	struct userptr_emu_access_args a = { .timeout_ms = timeout_ms };
 	uint64_t done, n;
@@ -351,10 +351,22 @@ int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
 		a.va_addr = va + done;
 		a.ptr = (uintptr_t)buf + done;
 		a.size = n;
-		if (ioctl(fd, USERPTR_EMU_IOC_READ, &a))
+		if (ioctl(fd, cmd, &a))
 			return -errno;
 	}
 	return 0;
+}
+
+int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
+		   unsigned int timeout_ms)
+{
+	return device_access(fd, USERPTR_EMU_IOC_READ, va, buf, size, timeout_ms);
+}
+
+int wl_device_write(int fd, uint64_t va, const void *buf, uint64_t size,
+		    unsigned int timeout_ms)
+{
+	return device_access(fd, USERPTR_EMU_IOC_WRITE, va, (void *)buf, size, timeout_ms);
 }
 
 /* "64k", "2m", "1g" or bytes, a multiple of 4 KiB: argp's error if not */

@@ -89,5 +89,8 @@ extern const struct argp wl_args_argp;
  */
 int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
 		   unsigned int timeout_ms);
+/* the same, writing buf through the device (its WRITE ioctl) */
+int wl_device_write(int fd, uint64_t va, const void *buf, uint64_t size,
+		    unsigned int timeout_ms);
 
 #endif /* __LAYOUT_H */

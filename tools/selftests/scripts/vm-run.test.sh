@@ -109,6 +109,25 @@ else
 	tap_fail "--icount: a guest runs"
 fi
 
+# --smp 2 --tcg-threads single: two vCPUs in turn on one host thread, on
+# which the kernel's live code patching is safe (scripts/vm-run, "More than
+# one vCPU"): 20 s of tracepoints switched on and off while both CPUs
+# schedule, no oops. (On one thread per vCPU the same run dies within
+# seconds: docs/development.md.)
+if run_vm 0 --smp 2 --tcg-threads single --no-kmemleak -- \
+	"$top/tools/selftests/scripts/smp-text-poke.sh" 20; then
+	printf '%s\n' "$out" | grep -E '^(CPUs|flips):' | tap_diag
+	has_line '^CPUs: 2$' <<<"$out" && has_line '^flips: [1-9]' <<<"$out" &&
+		tap_ok "--smp 2 --tcg-threads single: 2 CPUs, live code patching on both lives" ||
+		tap_fail "--smp 2 --tcg-threads single: 2 CPUs, live code patching on both lives"
+else
+	tap_fail "--smp 2 --tcg-threads single: 2 CPUs, live code patching on both lives"
+fi
+out=$("$vm_run" --tcg-threads many -- true 2>&1) && rc=0 || rc=$?
+[ $rc -ne 0 ] && [[ $out == *"--tcg-threads takes multi or single"* ]] &&
+	tap_ok "--tcg-threads many is refused" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "--tcg-threads many is refused"; }
+
 # Saved guests, in a cache of their own: the first run boots and saves,
 # the next starts from it with its own clock and random numbers, and a
 # saved guest QEMU does not take is booted past and replaced.

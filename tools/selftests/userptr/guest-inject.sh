@@ -31,6 +31,13 @@ broken=(inv.madv_dontneed inv.mremap_onto_range inv.invalidate_between_fault_and
 	win.refault_only_the_hit_range $sparse.restore_refaults_the_invalidated_ranges
 	$sparse.refault_only_the_hit_range_far_apart)
 stress=("$top/build/bin/userptr-stress" -n 16 -i 40 -T 3000 -a dontneed,mremap,fork,write)
+# the race test of guest/userptr-smp (guest-smp.sh), bounded by changes
+# instead of time, and each commit held 20 ms after its faults
+# (restore_commit_delay_ms): a change of one range by the other mutator
+# then lands between a restore's faults and its commit, as it does on two
+# CPUs at once, and a commit without the sequence check maps its old pages
+race=("$top/build/bin/userptr-stress" -n 16 -s 16k -i 60 -m 2 -t 1 -b -P -a all -T 3000)
+race_delay=20
 
 # baseline: with every switch off, the tests pass and kfdtrace's verdict on
 # them is pass, in one run under kfdtrace record (whose exit status is the
@@ -54,6 +61,15 @@ baseline() {
 	else
 		tap_diag_last 5 <<<"$out"
 		tap_fail "without a switch, userptr-stress passes"
+	fi
+	echo $race_delay >"$params/restore_commit_delay_ms"
+	out=$("${race[@]}" 2>&1) && rc=0 || rc=$?
+	echo 0 >"$params/restore_commit_delay_ms"
+	if [ $rc -eq 0 ]; then
+		tap_ok "without a switch, the race test passes (commits held ${race_delay} ms)"
+	else
+		tap_diag_last 6 <<<"$out"
+		tap_fail "without a switch, the race test passes (commits held ${race_delay} ms)"
 	fi
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after the baseline"
 }
@@ -79,19 +95,23 @@ expect_fail() {
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
 
-# stress_fail SWITCH WHAT: with SWITCH on, userptr-stress fails with WHAT in
-# its output (its exit status is what CI would see)
+# stress_fail SWITCH WHAT [race]: with SWITCH on, userptr-stress (or the
+# race test, its commits held) fails with WHAT in its output (its exit
+# status is what CI would see)
 stress_fail() {
-	local sw=$1 what=$2 out rc
+	local sw=$1 what=$2 name=userptr-stress out rc cmd=("${stress[@]}")
+	[ "${3:-}" = race ] && name="the race test" cmd=("${race[@]}")
 	load_emu || { tap_fail "modprobe userptr_emu"; return; }
+	[ "${3:-}" = race ] && echo $race_delay >"$params/restore_commit_delay_ms"
 	echo 1 >"$params/$sw"
-	out=$("${stress[@]}" 2>&1) && rc=0 || rc=$?
+	out=$("${cmd[@]}" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
+	echo 0 >"$params/restore_commit_delay_ms"
 	tap_diag_last 4 <<<"$out"
 	if [ $rc -eq 1 ] && has_line "$what" <<<"$out"; then
-		tap_ok "$sw makes userptr-stress fail ($what)"
+		tap_ok "$sw makes $name fail ($what)"
 	else
-		tap_fail "$sw makes userptr-stress fail ($what): exit $rc"
+		tap_fail "$sw makes $name fail ($what): exit $rc"
 	fi
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
@@ -106,4 +126,7 @@ expect_fail inject_ignore_invalidate $sparse.restore_refaults_the_invalidated_ra
 expect_fail inject_skip_seq_check $sparse.refault_only_the_hit_range_far_apart
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
+stress_fail inject_ignore_invalidate "STALE READ" race
+stress_fail inject_never_restore "Connection timed out" race
+stress_fail inject_skip_seq_check "STALE READ" race
 [ $TAP_FAILED -eq 0 ]
