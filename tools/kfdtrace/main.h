@@ -35,7 +35,17 @@ struct kt_record_opts {
 	/* hidden, for tests: the follow map's and the process table's sizes */
 	unsigned int debug_follow_max;
 	unsigned int debug_rows_max;
+	/*
+	 * hidden, for tests: the devices' ioctl entries taken by kprobes
+	 * instead of fentry (KT_DEBUG_AT_KPROBE), taken as planned with the
+	 * syscalls tracepoints too (KT_DEBUG_AT_BOTH: their skip of the
+	 * devices' files), or taken for unattachable (KT_DEBUG_AT_NONE: the
+	 * fallback where neither attaches)
+	 */
+	int debug_ioctl_at;
 };
+
+enum { KT_DEBUG_AT_PLAN, KT_DEBUG_AT_KPROBE, KT_DEBUG_AT_BOTH, KT_DEBUG_AT_NONE };
 
 /*
  * The options of a trace that record and check share (recopts.c): -d,

@@ -37,7 +37,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 const struct argp kt_common_argp = { common_opts, common_parse };
 
 /* hidden, for tests: shrink the probes' maps so that they overflow */
-enum { OPT_DEBUG_FOLLOW_MAX = 0x200, OPT_DEBUG_ROWS_MAX };
+enum { OPT_DEBUG_FOLLOW_MAX = 0x200, OPT_DEBUG_ROWS_MAX, OPT_DEBUG_IOCTL_AT };
 
 static const struct argp_option recopts[] = {
 	{ "duration", 'd', "SECONDS", 0,
@@ -52,6 +52,8 @@ static const struct argp_option recopts[] = {
 	  "Follow at most N processes at a time (tests)" },
 	{ "debug-rows-max", OPT_DEBUG_ROWS_MAX, "N", OPTION_HIDDEN,
 	  "Keep at most N rows of processes and classes (tests)" },
+	{ "debug-ioctl-at", OPT_DEBUG_IOCTL_AT, "kprobe|both|none", OPTION_HIDDEN,
+	  "The devices' ioctl entries by kprobe, with the syscalls tracepoints too, or not at all (tests)" },
 	{},
 };
 
@@ -102,6 +104,16 @@ static error_t recopts_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DEBUG_ROWS_MAX:
 		o->debug_rows_max = kt_parse_count(arg, state);
+		break;
+	case OPT_DEBUG_IOCTL_AT:
+		if (!strcmp(arg, "kprobe"))
+			o->debug_ioctl_at = KT_DEBUG_AT_KPROBE;
+		else if (!strcmp(arg, "both"))
+			o->debug_ioctl_at = KT_DEBUG_AT_BOTH;
+		else if (!strcmp(arg, "none"))
+			o->debug_ioctl_at = KT_DEBUG_AT_NONE;
+		else
+			argp_error(state, "--debug-ioctl-at: \"%s\" is not kprobe, both or none", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

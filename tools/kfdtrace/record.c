@@ -365,8 +365,8 @@ static const struct {
 void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR])
 {
 	static __u8 cached[KT_IT_NR];
-	static int cached_for = -1;	/* attempt * 2 + syscalls */
-	int key = attempt * 2 + o->syscalls, i;
+	static int cached_for = -1;
+	int key = (attempt * 2 + o->syscalls) * 4 + o->debug_ioctl_at, i;
 	bool any_dev = false, any_syscall = false;
 	struct btf *btf;
 
@@ -383,9 +383,10 @@ void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR
 		}
 		any_dev = true;
 		btf = module_btf(ioctl_entries[i].mod);
-		if (o->syscalls || attempt >= 1)
+		if (o->syscalls || attempt >= 1 || o->debug_ioctl_at == KT_DEBUG_AT_NONE)
 			at[i] = KT_AT_SYSCALL;
-		else if (btf_has_func(btf, fn) && fentry_can_attach_in(ioctl_entries[i].mod, fn))
+		else if (o->debug_ioctl_at != KT_DEBUG_AT_KPROBE && btf_has_func(btf, fn) &&
+			 fentry_can_attach_in(ioctl_entries[i].mod, fn))
 			at[i] = KT_AT_FENTRY;
 		else if (kprobe_exists(fn))
 			at[i] = KT_AT_KPROBE;
@@ -393,7 +394,8 @@ void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR
 			at[i] = KT_AT_SYSCALL;
 		any_syscall |= at[i] == KT_AT_SYSCALL;
 	}
-	at[KT_IT_OTHER] = any_syscall || !any_dev || o->syscalls ? KT_AT_SYSCALL : KT_AT_NONE;
+	at[KT_IT_OTHER] = any_syscall || !any_dev || o->syscalls ||
+			  o->debug_ioctl_at == KT_DEBUG_AT_BOTH ? KT_AT_SYSCALL : KT_AT_NONE;
 	memcpy(cached, at, KT_IT_NR);
 	cached_for = key;
 }

@@ -21,6 +21,8 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
 echo "TAP version 13"
 . "$top/tools/selftests/userptr/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 # bt_expect NAME CMD REGEX...: run the four bpftrace views as one program
 # (bpftrace compiles slowly under TCG) with -c CMD; passes when the output
@@ -68,6 +70,28 @@ bpftrace_views() {
 		'^@evict_to_restore_us:' '^@populate_us:'
 }
 
+# same_ioctl_counts NAME DRIVER.json OTHER.json AT: OTHER counted the
+# device at AT and has DRIVER's ioctl counts, calls, errors and ranges by
+# class, by name and by errno (not the time: the driver's or the
+# syscall's), and the same command's status 0
+same_ioctl_counts() {
+	local name=$1 a=$2 b=$3 at=$4 f got want
+
+	f='{ioctl: (.ioctl | del(.counted_at) | walk(if type == "object" then del(.ns) else . end)),
+	    ranges: (.ranges | del(.registration_ms)), status}'
+	want=$(jq -S "$f" "$a" 2>&1)
+	got=$(jq -S "$f" "$b" 2>&1)
+	if [ "$(jq -r .ioctl.counted_at.emu "$b" 2>&1)" = "$at" ] &&
+	   [ "$(jq -r .status "$b")" = 0 ] && [ "$got" = "$want" ] &&
+	   [ "$(jq -r .ioctl.total "$b")" -gt 0 ]; then
+		tap_ok "$name ($(jq -r '"\(.ioctl.total) calls, \(.ranges.registered) ranges"' "$b"))"
+	else
+		jq -c .ioctl.counted_at "$b" 2>&1 | tap_diag
+		diff <(echo "$want") <(echo "$got") | tap_diag
+		tap_fail "$name"
+	fi
+}
+
 # which calls are the device's, and the follow map, with the device loaded
 attribution_and_following() {
 	local kt=$top/build/bin/kfdtrace mix=$top/build/bin/ioctl_mix fl=$top/build/bin/follow_load
@@ -76,18 +100,43 @@ attribution_and_following() {
 	# the device's own commands on its file are its (6 allocations and 7
 	# batches, each refused: EINVAL), KFD's numbers on it and everything
 	# on /dev/null are not_device
-	tap_run "the device's calls are those on its file: KFD numbers on it and /dev/null are not_device" \
-		"$kt" check --expect "ioctl.emu_userptr.calls == 6" --expect "ioctl.emu_batch.calls == 7" \
-		--expect "ioctl.emu_userptr.errors == 6" --expect "ioctl.not_device.calls == 43" \
-		--expect "ioctl.kfd_userptr.calls == 0" --expect "ioctl.kfd_batch.calls == 0" \
-		--expect "ioctl.kfd_free.calls == 0" --expect "ioctl.kfd_other.calls == 0" \
-		--expect "ioctl.userptr_alloc == 6" --expect "ioctl.batch_alloc == 7" \
-		--expect "ioctl.total == 56" --expect "ranges.registered == 0" \
-		--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC.errors == 6" \
-		--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 7" \
-		--expect "ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.calls == 0" \
-		--expect "ioctl.errno.EINVAL == 13" --expect 'devices.emu != ""' \
-		-- sh -c '"$1" /dev/userptr_emu && "$1" /dev/null' _ "$mix"
+	# At the device's driver entry (the default) the calls on /dev/null are
+	# not seen, and not_device is the 15 KFD numbers on the device's file;
+	# -S sees /dev/null's 28 too, as do the tracepoints where they are
+	# attached beside the driver's entry (which they then leave the
+	# device's file to: no call counted twice). The kprobe fallback of
+	# the driver's entry counts as fentry does.
+	local mixcmd=('"$1" /dev/userptr_emu && "$1" /dev/null' _ "$mix") at way
+	for at in "" --debug-ioctl-at=kprobe; do
+		way=fentry
+		[ -n "$at" ] && way=kprobe
+		tap_run "the device's calls at its driver's entry ($way): 15 KFD numbers on it are not_device, /dev/null unseen" \
+			"$kt" check $at --expect "ioctl.counted_at.emu == \"$way\"" \
+			--expect 'ioctl.counted_at.other_files == "none"' \
+			--expect "ioctl.emu_userptr.calls == 6" --expect "ioctl.emu_batch.calls == 7" \
+			--expect "ioctl.emu_userptr.errors == 6" --expect "ioctl.not_device.calls == 15" \
+			--expect "ioctl.total == 28" --expect "ioctl.errno.EINVAL == 13" \
+			--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 7" \
+			-- sh -c "${mixcmd[@]}"
+	done
+	for at in -S --debug-ioctl-at=both --debug-ioctl-at=none; do
+		way=syscall
+		[ $at = --debug-ioctl-at=both ] && way=fentry
+		tap_run "the device's calls are those on its file (emu at $way, $at): KFD numbers on it and /dev/null are not_device" \
+			"$kt" check $at --expect "ioctl.counted_at.emu == \"$way\"" \
+			--expect 'ioctl.counted_at.other_files == "syscall"' \
+			--expect "ioctl.emu_userptr.calls == 6" --expect "ioctl.emu_batch.calls == 7" \
+			--expect "ioctl.emu_userptr.errors == 6" --expect "ioctl.not_device.calls == 43" \
+			--expect "ioctl.kfd_userptr.calls == 0" --expect "ioctl.kfd_batch.calls == 0" \
+			--expect "ioctl.kfd_free.calls == 0" --expect "ioctl.kfd_other.calls == 0" \
+			--expect "ioctl.userptr_alloc == 6" --expect "ioctl.batch_alloc == 7" \
+			--expect "ioctl.total == 56" --expect "ranges.registered == 0" \
+			--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC.errors == 6" \
+			--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 7" \
+			--expect "ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.calls == 0" \
+			--expect "ioctl.errno.EINVAL == 13" --expect 'devices.emu != ""' \
+			-- sh -c "${mixcmd[@]}"
+	done
 	# each worker: KFD's GET_VERSION (not_device on the device) and the
 	# device's STATS (emu_other; refused without an allocation: EBADF)
 	tap_run "1400 processes one after another: each one's calls" \
@@ -165,6 +214,19 @@ feature_is "kfdtrace feature: the device not loaded: hmm and notifier on fentry,
 if tap_run "modprobe userptr_emu" load_emu; then
 	feature_is "kfdtrace feature: the device loaded: helper and device live, hmm and notifier off without -a" \
 		"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live cgroup=off hmm:- notifier:-"
+	# where feature says record counts the ioctls: at the device's
+	# driver entry, no tracepoint; with -S at the tracepoints
+	for at in "" -S; do
+		want='{"kfd":"none","emu":"fentry","other_files":"none"}'
+		[ -n "$at" ] && want='{"kfd":"none","emu":"syscall","other_files":"syscall"}'
+		got=$("$top/build/bin/kfdtrace" feature -j $at | jq -c .features.ioctl.counted_at 2>&1)
+		if [ "$got" = "$want" ]; then
+			tap_ok "kfdtrace feature${at:+ $at}: the ioctls counted at $got"
+		else
+			echo "got $got, want $want" | tap_diag
+			tap_fail "kfdtrace feature${at:+ $at}: the ioctls counted at $want"
+		fi
+	done
 	feature_is "kfdtrace feature -a: the device loaded: hmm and notifier too, on fentry" \
 		"$feat_base hmm=live notifier=live helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live cgroup=off hmm:fentry notifier:fentry" -a
 	# kfdtrace against the device (one process of the test, followed
@@ -176,8 +238,14 @@ if tap_run "modprobe userptr_emu" load_emu; then
 	# helper's tracepoints there). This is make check's only run of reg.r4096_4k
 	# (guest/userptr leaves it out): its own checks, that the device reads
 	# the same bytes through both paths, count through "status == 0".
+	# The device's calls are counted at its driver's entry (fentry on
+	# uemu_ioctl), and no syscalls tracepoint is attached.
+	"$top/build/bin/kfdtrace" record -a -o "$tmp/r4096-driver.json" \
+		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k >"$tmp/r4096-driver.txt" 2>&1
 	tap_run "kfdtrace: 4096 ranges one by one take 4096 ioctls, as a batch 1" \
-		"$top/build/bin/kfdtrace" check -a \
+		"$top/build/bin/kfdtrace" check \
+		--expect 'ioctl.counted_at.emu == "fentry"' \
+		--expect 'ioctl.counted_at.other_files == "none"' \
 		--expect "ioctl.emu_userptr.calls == 4096" \
 		--expect "ioctl.emu_userptr.errors == 0" \
 		--expect "ioctl.emu_batch.calls == 1" \
@@ -193,7 +261,14 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect "refault.errors == 0" \
 		--expect "hmm.calls >= 4112" --expect "hmm.calls < 4400" \
 		--expect "hmm.pages >= 8192" \
-		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k
+		"$tmp/r4096-driver.json" || tap_diag_last 30 . <"$tmp/r4096-driver.txt"
+	# the fallback, forced: every ioctl at the syscalls tracepoints, the
+	# same counts (the time in the calls aside: the syscall's, not the
+	# driver's)
+	"$top/build/bin/kfdtrace" record -S -o "$tmp/r4096-syscall.json" \
+		-- "$top/build/bin/userptr_emu_tests" -v r4096_4k >"$tmp/r4096-syscall.txt" 2>&1
+	same_ioctl_counts "kfdtrace -S: the same ioctl counts at the syscalls tracepoints" \
+		"$tmp/r4096-driver.json" "$tmp/r4096-syscall.json" syscall
 	# the eviction verdict over invalidations of every kind and a storm,
 	# with the default probes: the helper's refault times, no HMM pair
 	tap_run "kfdtrace: eviction verdict pass over the invalidation tests" \

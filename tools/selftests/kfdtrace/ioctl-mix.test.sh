@@ -203,6 +203,9 @@ expect=(
 	"ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.calls == 0"
 	"ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 0"
 	"status == 0" "complete == 1" "lost.total == 0"
+	# no device here: the syscalls tracepoints, the only place to see them
+	'ioctl.counted_at.kfd == "none"' 'ioctl.counted_at.emu == "none"'
+	'ioctl.counted_at.other_files == "syscall"'
 )
 for c in kfd_userptr kfd_batch kfd_alloc_other kfd_free kfd_other emu_userptr emu_batch \
 	 emu_free emu_other; do

@@ -379,6 +379,11 @@ TEST(events_file_round_trip)
 	ASSERT_NE(NULL, f);
 	r.counts[KT_AMDGPU_RESUMES] = 5;
 	snprintf(r.kfd_dev, sizeof(r.kfd_dev), "226:0");
+	snprintf(r.emu_dev, sizeof(r.emu_dev), "10:258");
+	/* where the ioctls were counted: every value of each target survives */
+	r.ioctl_at[KT_IT_KFD] = KT_AT_KPROBE;
+	r.ioctl_at[KT_IT_EMU] = KT_AT_FENTRY;
+	r.ioctl_at[KT_IT_OTHER] = KT_AT_NONE;
 	ASSERT_EQ(0, kt_evfile_begin(f, live));
 	ASSERT_EQ(0, kt_evfile_event(f, &e));
 	e.type = KT_EV_AMDGPU_QUIESCE;
@@ -393,6 +398,9 @@ TEST(events_file_round_trip)
 	EXPECT_EQ(KT_STOP_SIGNAL, back.stop);
 	EXPECT_EQ(1.5, back.seconds);
 	EXPECT_STREQ("226:0", back.kfd_dev);
+	EXPECT_EQ(KT_AT_KPROBE, kt_ioctl_at_of(&back, KT_IT_KFD));
+	EXPECT_EQ(KT_AT_FENTRY, kt_ioctl_at_of(&back, KT_IT_EMU));
+	EXPECT_EQ(KT_AT_NONE, kt_ioctl_at_of(&back, KT_IT_OTHER));
 	EXPECT_EQ(5, back.counts[KT_AMDGPU_RESUMES]);
 	EXPECT_EQ(2, back.counts[KT_EVENTS_LOST]);	/* the mark */
 	ASSERT_EQ(1, back.nrows);
@@ -403,6 +411,22 @@ TEST(events_file_round_trip)
 	EXPECT_EQ(2, back.verdict.events);
 	EXPECT_EQ(1, back.verdict.evictions);
 	EXPECT_STREQ("incomplete", kt_verdict_result(&back.verdict, kt_run_lost(&back)));
+	free(back.rows);
+	kt_verdict_free(&back.verdict);
+	/* the syscalls tracepoints for all, and a device absent */
+	r.ioctl_at[KT_IT_KFD] = KT_AT_SYSCALL;
+	r.ioctl_at[KT_IT_EMU] = KT_AT_NONE;
+	r.ioctl_at[KT_IT_OTHER] = KT_AT_SYSCALL;
+	r.emu_dev[0] = 0;
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, kt_evfile_begin(f, live));
+	ASSERT_EQ(0, kt_evfile_end(f, &r, 5000));
+	ASSERT_EQ(0, fclose(f));
+	ASSERT_EQ(0, kt_evfile_replay(path, &back, err, sizeof(err)));
+	EXPECT_EQ(KT_AT_SYSCALL, kt_ioctl_at_of(&back, KT_IT_KFD));
+	EXPECT_EQ(KT_AT_NONE, kt_ioctl_at_of(&back, KT_IT_EMU));
+	EXPECT_EQ(KT_AT_SYSCALL, kt_ioctl_at_of(&back, KT_IT_OTHER));
 	free(back.rows);
 	kt_verdict_free(&back.verdict);
 	unlink(path);
