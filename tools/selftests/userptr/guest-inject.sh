@@ -29,7 +29,8 @@ verdict() {
 sparse=sparse.holes_1g
 broken=(inv.madv_dontneed inv.mremap_onto_range inv.invalidate_between_fault_and_commit
 	win.refault_only_the_hit_range $sparse.restore_refaults_the_invalidated_ranges
-	$sparse.refault_only_the_hit_range_far_apart)
+	$sparse.refault_only_the_hit_range_far_apart movers.thp_collapse
+	movers.mremap_dontunmap movers.hugetlb_dontneed)
 stress=("$top/build/bin/userptr-stress" -n 16 -i 40 -T 3000 -a dontneed,mremap,fork,write)
 # the race test of guest/userptr-smp (guest-smp.sh), bounded by changes
 # instead of time, and each commit held 20 ms after its faults
@@ -124,6 +125,10 @@ expect_fail inject_skip_seq_check inv.invalidate_between_fault_and_commit
 expect_fail inject_skip_seq_check win.refault_only_the_hit_range
 expect_fail inject_ignore_invalidate $sparse.restore_refaults_the_invalidated_ranges
 expect_fail inject_skip_seq_check $sparse.refault_only_the_hit_range_far_apart
+# the page movers: a device that ignores the invalidation reads old pages
+expect_fail inject_ignore_invalidate movers.thp_collapse
+expect_fail inject_ignore_invalidate movers.mremap_dontunmap
+expect_fail inject_ignore_invalidate movers.hugetlb_dontneed
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 stress_fail inject_ignore_invalidate "STALE READ" race
