@@ -554,6 +554,11 @@ int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	if (kfd_dev || emu_dev)
 		rdev = fd_rdev(ctx->args[0]);
+	/*
+	 * (A call is counted once either way: the task has one slot, which
+	 * the driver's exit clears before the syscall's; this spares the
+	 * work and keeps the time the driver's.)
+	 */
 	if (rdev && ((kfd_at_driver && rdev == kfd_dev) || (emu_at_driver && rdev == emu_dev)))
 		return 0;
 	class = classify(cmd, rdev, &name);

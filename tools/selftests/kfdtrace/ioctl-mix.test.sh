@@ -293,6 +293,19 @@ printf '%s\n' "$cmp_out" | tap_diag
 printf '%s\n' "$cmp_out" | grep -Eq '^ioctl.total +28 +28 +1.00$' &&
 	tap_ok "compare shows both files side by side" ||
 	tap_fail "compare shows both files side by side"
+# counted at a driver's entry against the tracepoints: compare says the
+# two differ in what not_device and the times mean; the same file, not
+jq '.ioctl.counted_at.emu = "fentry" | .ioctl.counted_at.other_files = "none"' \
+	"$out/mix.json" >"$out/at-driver.json"
+cmp_out=$(kt compare "$out/at-driver.json" "$out/mix.json" 2>&1)
+if has_line '^note: BASE and NEW counted the ioctls at different places .*emu fentry, other_files none; .*emu none, other_files syscall' <<<"$cmp_out" &&
+   has_line '^ioctl.counted_at.other_files +none +syscall +-$' <<<"$cmp_out" &&
+   ! kt compare "$out/mix.json" "$out/mix.json" 2>&1 | grep -q '^note: '; then
+	tap_ok "compare notes runs counted at different places, not the same run twice"
+else
+	printf '%s\n' "$cmp_out" | tap_diag
+	tap_fail "compare notes runs counted at different places, not the same run twice"
+fi
 # a probe group that was not live shows as "off"; a live one's 0 stays 0
 # (evict.emu is the device's, though under evict.*)
 jq '.probes.hmm = 0 | .hmm.calls = 0 | .probes.notifier = 1 | .notifier.insert = 0 |
