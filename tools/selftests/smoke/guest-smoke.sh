@@ -20,6 +20,33 @@ bin=$top/build/bin
 
 echo "TAP version 13"
 
+# kfdtrace counts /dev/kfd's calls at amdgpu's kfd_ioctl() (fentry), with
+# the same counts by class, name and errno as at the syscalls tracepoints
+# (-S): the batch ioctl's argument checks, each call refused
+kfd_ioctl_counts() {
+	local d at f got want
+	d=$(mktemp -d)
+	for at in driver syscall; do
+		"$bin/kfdtrace" record $([ $at = syscall ] && echo -S) -o "$d/$at.json" \
+			-- "$bin/kfd_batch_tests" >"$d/$at.txt" 2>&1
+	done
+	f='{ioctl: (.ioctl | del(.counted_at) | walk(if type == "object" then del(.ns) else . end)), status}'
+	want=$(jq -S "$f" "$d/driver.json" 2>&1)
+	got=$(jq -S "$f" "$d/syscall.json" 2>&1)
+	if [ "$(jq -r .ioctl.counted_at.kfd "$d/driver.json")" = fentry ] &&
+	   [ "$(jq -r .ioctl.counted_at.kfd "$d/syscall.json")" = syscall ] &&
+	   [ "$(jq -r .status "$d/driver.json")" = 0 ] &&
+	   [ "$(jq -r '.ioctl.kfd_batch.calls' "$d/driver.json")" -gt 0 ] && [ "$got" = "$want" ]; then
+		tap_ok "kfdtrace: /dev/kfd's calls at kfd_ioctl (fentry) as at the syscalls tracepoints ($(jq -r '"\(.ioctl.kfd_batch.calls) batch calls, \(.ioctl.total) in all"' "$d/driver.json"))"
+	else
+		jq -c '.ioctl.counted_at, .status' "$d/driver.json" "$d/syscall.json" 2>&1 | tap_diag
+		diff <(echo "$want") <(echo "$got") | tap_diag
+		tap_diag_last 20 . <"$d/driver.txt"
+		tap_fail "kfdtrace: /dev/kfd's calls at kfd_ioctl (fentry) as at the syscalls tracepoints"
+	fi
+	rm -rf "$d"
+}
+
 # hugetlb pages for hmm-tests' hugetlbfs cases, which skip without them
 echo 16 >/proc/sys/vm/nr_hugepages
 # the reservation for the device-coherent chunks, from the command line
@@ -56,6 +83,7 @@ if tap_run "modprobe amdgpu" modprobe amdgpu; then
 	# the HMM probes too, which the helper's tracepoints otherwise replace)
 	tap_run "kfdtrace: the amdgpu probes attach" "$bin/kfdtrace" check -a \
 		--expect "probes.amdgpu == 1" --expect "probes.hmm == 1" -- true
+	kfd_ioctl_counts
 fi
 
 tap_kunit list-test
