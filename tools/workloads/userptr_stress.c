@@ -6,8 +6,10 @@
  * Mutator threads pick a range and change what backs it, the ways an
  * application or the kernel do: MADV_DONTNEED, MADV_PAGEOUT, mremap of new
  * memory onto it, fork and copy-on-write, munmap and a new mapping,
- * mprotect to read-only and back, or a plain CPU write; each change but
- * the last invalidates the range and evicts the batch. Or they write a
+ * mprotect to read-only and back, MADV_DONTNEED twice 5 ms apart (the
+ * second while the restore the first set off may be about to commit), or
+ * a plain CPU write; each change but the last invalidates the range and
+ * evicts the batch. Or they write a
  * range through the device and check that the CPU sees it. Reader threads
  * meanwhile read random ranges through the device, and a churn thread
  * (-b) registers, checks and frees small batches of its own on a second
@@ -48,12 +50,12 @@
 
 enum action {
 	A_DONTNEED, A_PAGEOUT, A_MREMAP, A_FORK, A_MUNMAP, A_WRITE, A_MPROTECT,
-	A_DEVWRITE, NR_ACTIONS
+	A_DEVWRITE, A_REDROP, NR_ACTIONS
 };
 
 static const char *const action_name[NR_ACTIONS] = {
 	"dontneed", "pageout", "mremap", "fork", "munmap", "write", "mprotect",
-	"devwrite",
+	"devwrite", "redrop",
 };
 
 /* the actions of the default set: the first six, as before -a grew */
@@ -115,7 +117,7 @@ static const char doc[] =
 "(default: -n 64 -s 64k -i 500 -t 1 -m 1)\n"
 "\n"
 "ACTIONS: dontneed, pageout, mremap, fork, munmap, write (the default set),\n"
-"mprotect, devwrite, or all\n";
+"mprotect, devwrite, redrop, or all\n";
 
 static const struct argp_option opts[] = {
 	{ "duration", 'd', "SECONDS", 0, "Run this long" },
@@ -383,6 +385,22 @@ static int change(unsigned int i, enum action a, uint64_t newtag, void *buf)
 		sched_yield();
 		if (mprotect(p, size, PROT_READ | PROT_WRITE))
 			return -errno;
+		return 0;
+	case A_REDROP:
+		/*
+		 * Dropped, and dropped again while the restore the first drop
+		 * set off may be between its faults and its commit (it starts
+		 * 1 ms after the eviction): the pages it faulted are freed
+		 * under it, and only the commit's sequence check keeps the
+		 * device from mapping them. Then new data.
+		 */
+		if (madvise(p, size, MADV_DONTNEED))
+			return -errno;
+		usleep(5000);
+		if (madvise(p, size, MADV_DONTNEED))
+			return -errno;
+		wl_fill(p, size, newtag);
+		st[i].tag = newtag;
 		return 0;
 	case A_DEVWRITE: {
 		/* through the device: the CPU must see it at once */

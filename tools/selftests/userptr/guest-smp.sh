@@ -4,8 +4,9 @@
 # selftests of its test device (the invalidation scenarios, the windows,
 # the sparse spans, the storm) through the kselftest runner, then the race
 # test, userptr-stress with each thread pinned to a CPU in turn: two
-# mutators invalidating (munmap and a new mapping, MADV_DONTNEED, mprotect
-# and back, fork and copy-on-write, mremap, MADV_PAGEOUT) and writing
+# mutators invalidating (munmap and a new mapping, MADV_DONTNEED once or
+# twice, mprotect and back, fork and copy-on-write, mremap, MADV_PAGEOUT)
+# and writing
 # through the device, two readers checking every device read against the
 # CPU's data, and a thread registering and freeing batches of its own on a
 # second open of the device, while the restore worker runs; the leak
@@ -27,6 +28,13 @@ if [ "$cpus" -ge 2 ]; then
 	tap_ok "the guest has $cpus CPUs"
 else
 	tap_fail "the guest has $cpus CPU: run it with scripts/vm-run --smp 2"
+fi
+
+# swap on zram, for the MADV_PAGEOUT test (as in guest-userptr.sh)
+if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
+	echo 512M >/sys/block/zram0/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
+		echo "# zram swap could not be set up"
 fi
 
 # the selftests, each test's line lifted from the runner's nesting (as in
