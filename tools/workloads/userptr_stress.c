@@ -433,11 +433,7 @@ static bool budget_left(void)
 		return false;	/* the first failure is the one to look at */
 	if (env.iterations)
 		return atomic_fetch_add(&changes, 1) < env.iterations;
-	if (wl_now() - t0 < env.duration) {
-		atomic_fetch_add(&changes, 1);
-		return true;
-	}
-	return false;
+	return wl_now() - t0 < env.duration;
 }
 
 /* a range's tags are unique across threads: each takes its own series */

@@ -21,17 +21,10 @@ else
 fi
 [ "$(nproc)" -ge 2 ] || tap_fail "the guest has $(nproc) CPU: run it with --smp 2"
 
-if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
-	echo 512M >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null &&
-		swapon /dev/zram0 || echo "# zram swap could not be set up"
-fi
-
-eval "$(sed -n '/^kselftests() {/,/^}/p' "$top/tools/selftests/userptr/guest-userptr.sh")"
+zram_swap
 kselftests
-eval "$(sed -n '/^race() {/,/^}/p' "$top/tools/selftests/userptr/guest-smp.sh")"
-cpus=$(nproc)
 if tap_run "modprobe userptr_emu" load_emu; then
-	race
+	race_test
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
 

@@ -30,34 +30,13 @@ else
 	tap_fail "the guest has $cpus CPU: run it with scripts/vm-run --smp 2"
 fi
 
-# swap on zram, for the MADV_PAGEOUT test (as in guest-userptr.sh)
-if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
-	echo 512M >/sys/block/zram0/disksize &&
-		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
-		echo "# zram swap could not be set up"
-fi
-
-# the selftests, each test's line lifted from the runner's nesting (as in
-# guest-userptr.sh)
-eval "$(sed -n '/^kselftests() {/,/^}/p' "$top/tools/selftests/userptr/guest-userptr.sh")"
+zram_swap
+# the selftests, each test's line lifted from the runner's nesting
 kselftests
 
-# the race test: a bounded run, every read checked, nothing left behind;
-# RACE_SECONDS to make it longer
-race() {
-	local out rc=0
-	out=$("$top/build/bin/userptr-stress" -n 64 -s 16k -d "${RACE_SECONDS:-40}" \
-		-m 2 -t 2 -b -P -a all -T 60000 2>&1) || rc=$?
-	tap_diag <<<"$out"
-	if [ $rc -eq 0 ] && has_line 'PASS$' <<<"$out" &&
-	   has_line 'batches registered and freed [1-9]' <<<"$out"; then
-		tap_ok "race test on $cpus CPUs: no stale read, no error, nothing left registered"
-	else
-		tap_fail "race test on $cpus CPUs (exit $rc)"
-	fi
-}
+# the race test, RACE_SECONDS to make it longer
 if tap_run "modprobe userptr_emu" load_emu; then
-	race
+	race_test
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi
 [ $TAP_FAILED -eq 0 ]

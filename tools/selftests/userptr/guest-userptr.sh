@@ -16,15 +16,8 @@ echo "TAP version 13"
 
 tap_kunit drm_userptr_batch_test
 
-
-# swap on zram: the pages of a registered range must be able to leave RAM
-if [ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps; then
-	echo 512M >/sys/block/zram0/disksize &&
-		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
-		echo "# zram swap could not be set up"
-fi
-
 . "$top/tools/selftests/userptr/lib.sh"
+zram_swap
 
 # userptr-bench, as a tool (its times are not asserted): the ioctls of
 # each mode, in its JSON, and every device read checked by it
@@ -93,26 +86,7 @@ bench_counts() {
 	fi
 }
 
-# The series' selftests of the device, as a maintainer runs them from the
-# kernel tree: the kselftest runner (installed in build/kselftest by
-# kselftest-install) runs test_userptr_batch.sh, which loads the device,
-# runs userptr_emu_tests and unloads it. The runner nests the tests' TAP
-# one "# " deeper: each test's line is lifted to this suite's level, so
-# that each counts, and the runner's own line counts the script (the
-# device's load and unload included).
-kselftests() {
-	local l
-	while IFS= read -r l; do
-		if [[ $l =~ ^#\ ((not\ )?ok\ [0-9]+\ .*) ]]; then
-			l=${BASH_REMATCH[1]}
-		elif ! [[ $l =~ ^(not\ )?ok\ [0-9]+\ selftests: ]]; then
-			l="# $l"
-		fi
-		[[ $l == "not ok "* ]] && TAP_FAILED=$((TAP_FAILED + 1))
-		echo "$l"
-	done < <(USERPTR_BATCH_TIMEOUT_MS=300000 "$top/build/kselftest/run_kselftest.sh" \
-			-o 3000 -c drivers/gpu/userptr_batch 2>&1)
-}
+# the series' selftests of the device, through the kselftest runner
 kselftests
 
 if tap_run "modprobe userptr_emu" load_emu; then
