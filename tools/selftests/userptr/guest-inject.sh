@@ -30,7 +30,9 @@ sparse=sparse.holes_1g
 broken=(inv.madv_dontneed inv.mremap_onto_range inv.invalidate_between_fault_and_commit
 	win.refault_only_the_hit_range $sparse.restore_refaults_the_invalidated_ranges
 	$sparse.refault_only_the_hit_range_far_apart movers.thp_collapse
-	movers.mremap_dontunmap movers.hugetlb_dontneed)
+	movers.mremap_dontunmap movers.hugetlb_dontneed movers.ksm_merge_unmerge
+	movers.soft_offline movers.hwpoison movers.userfaultfd_missing
+	movers.numa_migrate movers.compaction)
 stress=("$top/build/bin/userptr-stress" -n 16 -i 40 -T 3000 -a dontneed,mremap,fork,write)
 # the race test of guest/userptr-smp (guest-smp.sh), bounded by changes
 # instead of time, and each commit held 20 ms after its faults
@@ -128,9 +130,11 @@ expect_fail inject_skip_seq_check win.refault_only_the_hit_range
 expect_fail inject_ignore_invalidate $sparse.restore_refaults_the_invalidated_ranges
 expect_fail inject_skip_seq_check $sparse.refault_only_the_hit_range_far_apart
 # the page movers: a device that ignores the invalidation reads old pages
-expect_fail inject_ignore_invalidate movers.thp_collapse
-expect_fail inject_ignore_invalidate movers.mremap_dontunmap
-expect_fail inject_ignore_invalidate movers.hugetlb_dontneed
+# (or a poisoned one), faults nothing again and fails no range
+for t in thp_collapse mremap_dontunmap hugetlb_dontneed ksm_merge_unmerge \
+	 soft_offline hwpoison userfaultfd_missing numa_migrate compaction; do
+	expect_fail inject_ignore_invalidate movers.$t
+done
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 stress_fail inject_ignore_invalidate "STALE READ" race
