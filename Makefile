@@ -8,6 +8,10 @@
 #   make deb          Debian packages of the tools: kfdtrace, libuserptr1,
 #                     libuserptr-dev (debian/), in build/deb
 #   make kernel       the patched kernel (FLAVOUR=test, the default, or bench)
+#   make kernel-deb   linux-image and linux-headers packages of the base plus
+#                     the series, from KERNEL_CONFIG (default: the running
+#                     kernel's /boot/config-*), in KERNEL_DEB_OUT
+#                     (build/kernel-deb-pkgs): scripts/kernel-deb
 #   make modules      the project's out-of-tree modules for that kernel
 #   make check        every test: host suites, then guest suites (QEMU)
 #   make demo         the main job, in the guest, with readable output
@@ -53,7 +57,7 @@ TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz $(KSELFTEST)/run_kselftest.sh
 
-.PHONY: all tests tool-deps kernel modules check demo bench deps clean distclean \
+.PHONY: all tests tool-deps kernel kernel-deb modules check demo bench deps clean distclean \
 	vmlinux-h uapi man install uninstall deb kcsan
 all: $(TOOLS) libuserptr
 tests: $(TESTS)
@@ -315,6 +319,10 @@ uninstall:
 # the tools' Debian packages, from debian/ with dpkg-buildpackage
 deb:
 	@scripts/deb
+
+kernel-deb:
+	@scripts/kernel-deb $(if $(KERNEL_CONFIG),--config $(KERNEL_CONFIG)) \
+		$(if $(KERNEL_DEB_OUT),--out $(KERNEL_DEB_OUT))
 
 # V=1: the kernel build's output, not a line a minute
 kernel:
