@@ -128,6 +128,29 @@ out=$("$vm_run" --tcg-threads many -- true 2>&1) && rc=0 || rc=$?
 	tap_ok "--tcg-threads many is refused" ||
 	{ printf '%s\n' "$out" | tap_diag; tap_fail "--tcg-threads many is refused"; }
 
+# --numa 2: two nodes of the guest's memory (numa=fake=2), for the movers'
+# NUMA migration; refused on a kernel without CONFIG_NUMA_EMU
+if run_vm 0 --numa 2 --no-kmemleak -- sh -c 'for n in /sys/devices/system/node/node[0-9]*; do echo $n; done'; then
+	has_line 'node0$' <<<"$out" && has_line 'node1$' <<<"$out" && ! has_line 'node2$' <<<"$out" &&
+		tap_ok "--numa 2: the guest has nodes 0 and 1" ||
+		{ printf '%s\n' "$out" | tap_diag; tap_fail "--numa 2: the guest has nodes 0 and 1"; }
+else
+	tap_fail "--numa 2: the guest has nodes 0 and 1"
+fi
+out=$("$vm_run" --numa 2 --flavour bench -- true 2>&1) && rc=0 || rc=$?
+[ $rc -ne 0 ] && [[ $out == *"--numa needs CONFIG_NUMA_EMU"* ]] &&
+	tap_ok "--numa on the bench kernel is refused" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "--numa on the bench kernel is refused"; }
+# --kernel and --modroot go together (guest/kernel-deb boots with both)
+out=$("$vm_run" --kernel "$top/build/kernel-test/arch/x86/boot/bzImage" -- true 2>&1) && rc=0 || rc=$?
+[ $rc -ne 0 ] && [[ $out == *"--kernel needs --modroot DIR"* ]] &&
+	tap_ok "--kernel without --modroot is refused" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "--kernel without --modroot is refused"; }
+out=$("$vm_run" --kernel "$top/build/kernel-test/arch/x86/boot/bzImage" --modroot /nonexistent -- true 2>&1) && rc=0 || rc=$?
+[ $rc -ne 0 ] && [[ $out == *"--modroot: no /nonexistent"* ]] &&
+	tap_ok "--modroot of no directory is refused" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "--modroot of no directory is refused"; }
+
 # Saved guests, in a cache of their own: the first run boots and saves,
 # the next starts from it with its own clock and random numbers, and a
 # saved guest QEMU does not take is booted past and replaced.
