@@ -31,6 +31,13 @@
  * run's and every 64th page (--touch sparse): every 2 MiB of it then still
  * has a page-table page, and 16 GiB of it takes 256 MiB of memory.
  *
+ * --backend kfd registers on /dev/kfd, an AMD GPU through amdgpu (the
+ * batch ioctl where the kernel has it), instead of the emulated device:
+ * the registrations, the discards of 1 and N/2 pages (amdgpu evicts and
+ * restores the allocation behind them) and the teardown are timed, but
+ * nothing reads through the GPU, so the first access and the restores
+ * are not measured ("-"; kfdtrace's amdgpu verdict judges the eviction).
+ *
  * --map-limit finds instead the N at which stitching fails under
  * vm.max_map_count, where the batch still registers. --gap-price prices
  * instead the batch's notifiers for the rest of guest RAM: every frame
@@ -44,10 +51,12 @@
  *   userptr-virgl -n 4096 -G 16384 --touch sparse -w batch -w contiguous
  *   userptr-virgl -n 4096 -G 2048 --gap-price -r 5 -o gap.json
  *   userptr-virgl --map-limit               # lower vm.max_map_count first
+ *   userptr-virgl --backend kfd -n 4096 -w batch   # on an AMD GPU
  */
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +99,10 @@ static struct env {
 	bool sparse;		/* --touch sparse */
 	bool map_limit;
 	bool gap_price;
+	enum upr_backend backend;	/* emu, or kfd (no device reads) */
 	const char *json;
-} env = { .n = 4096, .run_max = 8, .reps = 3, .ways = (1 << NR_WAYS) - 1, .seed = 1 };
+} env = { .n = 4096, .run_max = 8, .reps = 3, .ways = (1 << NR_WAYS) - 1, .seed = 1,
+	  .backend = UPR_BACKEND_EMU };
 
 static double t[NR_WAYS][NR_METRICS][MAX_REPS];
 static unsigned int ioctls[NR_WAYS], vmas[NR_WAYS];
@@ -350,7 +361,8 @@ static int discard_and_read(int way, int fd, uint64_t va, char *buf, unsigned in
 			return -errno;
 		wl_fill(g.ram + f * PAGE, PAGE, tag_of(f, 1));
 	}
-	for (j = 0; j < k; j++) {
+	/* /dev/kfd: no read through the GPU; amdgpu restores on its own */
+	for (j = 0; j < k && env.backend == UPR_BACKEND_EMU; j++) {
 		i = (unsigned int)((uint64_t)j * env.n / k);
 		ret = read_pages(way, fd, va, buf, i, i + 1);
 		if (ret)
@@ -367,7 +379,7 @@ static int discard_and_read(int way, int fd, uint64_t va, char *buf, unsigned in
 static int run_once(int way, unsigned int rep, char *buf)
 {
 	struct upr_opts o = {
-		.backend = UPR_BACKEND_EMU,
+		.backend = env.backend,
 		.mode = way == BATCH ? UPR_MODE_BATCH : UPR_MODE_PER_RANGE,
 	};
 	struct upr_range one;
@@ -414,7 +426,8 @@ static int run_once(int way, unsigned int rep, char *buf)
 	ioctls[way] = upr_alloc_calls(a);
 
 	t0 = wl_now();
-	ret = read_blob(way, fd, upr_alloc_va(a), buf);
+	if (env.backend == UPR_BACKEND_EMU)
+		ret = read_blob(way, fd, upr_alloc_va(a), buf);
 	t[way][M_ACCESS][rep] = wl_now() - t0;
 	if (!ret) {
 		t0 = wl_now();
@@ -427,6 +440,9 @@ static int run_once(int way, unsigned int rep, char *buf)
 				       env.n / 2 ? env.n / 2 : 1);
 		t[way][M_RESTORE_HALF][rep] = wl_now() - t0;
 	}
+	if (env.backend != UPR_BACKEND_EMU)
+		t[way][M_ACCESS][rep] = t[way][M_RESTORE_1][rep] =
+			t[way][M_RESTORE_HALF][rep] = NAN;
 
 	if (ret)
 		fprintf(stderr, "%s: the device's reads failed\n", way_name[way]);
@@ -471,10 +487,11 @@ static void print_table(void)
 	unsigned int r;
 	int w, m;
 
-	printf("blob of %u guest pages (%s runs), %u iovecs, guest RAM %llu MiB (%s); median of %u\n",
+	printf("blob of %u guest pages (%s runs), %u iovecs, guest RAM %llu MiB (%s); median of %u%s\n",
 	       env.n, env.huge ? "2 MiB" : "4 KiB..", g.niov,
 	       (unsigned long long)(env.ram >> 20),
-	       env.sparse ? "blob, run and every 64th page touched" : "touched whole", env.reps);
+	       env.sparse ? "blob, run and every 64th page touched" : "touched whole", env.reps,
+	       env.backend == UPR_BACKEND_EMU ? "" : "; on /dev/kfd, nothing read back");
 	printf("%-10s %7s %5s", "way", "ioctls", "VMAs");
 	for (m = 0; m < NR_METRICS; m++)
 		printf(" %12s", metric_name[m]);
@@ -483,17 +500,23 @@ static void print_table(void)
 		if (!has(w))
 			continue;
 		printf("%-10s %7u %5u", way_name[w], ioctls[w], vmas[w]);
-		for (m = 0; m < NR_METRICS; m++)
-			printf(" %12.3f", median(w, m) * 1e3);
+		for (m = 0; m < NR_METRICS; m++) {
+			if (isnan(median(w, m)))
+				printf(" %12s", "-");
+			else
+				printf(" %12.3f", median(w, m) * 1e3);
+		}
 		printf("\n");
 	}
 	for (r = 0; r < NR_RATIOS; r++) {
 		if (!has(ratio_pair[r][0]) || !has(ratio_pair[r][1]))
 			continue;
 		printf("%s / %s", way_name[ratio_pair[r][0]], way_name[ratio_pair[r][1]]);
-		for (m = 0; m < NR_METRICS; m++)
-			printf(" %s %.2f", metric_name[m],
-			       median(ratio_pair[r][0], m) / median(ratio_pair[r][1], m));
+		for (m = 0; m < NR_METRICS; m++) {
+			if (!isnan(median(ratio_pair[r][0], m)))
+				printf(" %s %.2f", metric_name[m],
+				       median(ratio_pair[r][0], m) / median(ratio_pair[r][1], m));
+		}
 		printf("\n");
 	}
 }
@@ -511,14 +534,19 @@ static int write_json(void)
 	fprintf(f, "  \"runs\": \"%s\",\n  \"ram_mib\": %llu,\n  \"touch\": \"%s\",\n",
 		env.huge ? "2m" : "4k", (unsigned long long)(env.ram >> 20),
 		env.sparse ? "sparse" : "all");
-	fprintf(f, "  \"reps\": %u,\n  \"ways\": {", env.reps);
+	fprintf(f, "  \"reps\": %u,\n  \"backend\": \"%s\",\n  \"ways\": {", env.reps,
+		env.backend == UPR_BACKEND_EMU ? "emu" : "kfd");
 	for (w = 0; w < NR_WAYS; w++) {
 		if (!has(w))
 			continue;
 		fprintf(f, "%s\n    \"%s\": { \"ioctls\": %u, \"vmas\": %u", sep,
 			way_name[w], ioctls[w], vmas[w]);
-		for (m = 0; m < NR_METRICS; m++)
-			fprintf(f, ", \"%s_ms\": %.4f", metric_name[m], median(w, m) * 1e3);
+		for (m = 0; m < NR_METRICS; m++) {
+			if (isnan(median(w, m)))
+				fprintf(f, ", \"%s_ms\": null", metric_name[m]);
+			else
+				fprintf(f, ", \"%s_ms\": %.4f", metric_name[m], median(w, m) * 1e3);
+		}
 		fprintf(f, " }");
 		sep = ",";
 	}
@@ -531,6 +559,8 @@ static int write_json(void)
 		if (!has(a) || !has(b))
 			continue;
 		for (m = 0; m < NR_METRICS; m++) {
+			if (isnan(median(a, m)))
+				continue;
 			fprintf(f, "%s\n    \"%s_%s_over_%s\": %.4f", sep, metric_name[m],
 				way_key[a], way_key[b], median(a, m) / median(b, m));
 			sep = ",";
@@ -810,7 +840,8 @@ static const char doc[] =
 "beside one userptr over N neighbouring guest frames.\n"
 "\n"
 "USAGE: userptr-virgl [-n N] [--huge] [-G MIB] [--touch all|sparse] [-r REPS]\n"
-"                     [-w WAY]... [-o FILE] | --gap-price | --map-limit\n";
+"                     [-w WAY]... [--backend emu|kfd] [-o FILE]\n"
+"                     | --gap-price | --map-limit\n";
 
 static const struct argp_option opts[] = {
 	{ "pages", 'n', "N", 0, "Guest pages in the blob (default 4096; up to N with --map-limit)" },
@@ -827,6 +858,8 @@ static const struct argp_option opts[] = {
 	{ "gap-price", 'P', NULL, 0,
 	  "Time discarding guest RAM outside the blob with the batch registered and without" },
 	{ "map-limit", 'L', NULL, 0, "Find the N at which stitching hits vm.max_map_count" },
+	{ "backend", 'b', "DEV", 0,
+	  "emu: /dev/userptr_emu, every page read back (default); kfd: /dev/kfd, an AMD GPU" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON" },
 	{},
 };
@@ -894,6 +927,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'L':
 		env.map_limit = true;
 		break;
+	case 'b':
+		if (!strcmp(arg, "kfd"))
+			env.backend = UPR_BACKEND_KFD;
+		else if (!strcmp(arg, "emu"))
+			env.backend = UPR_BACKEND_EMU;
+		else
+			argp_error(state, "unknown --backend '%s' (emu or kfd)", arg);
+		break;
 	case 'o':
 		env.json = arg;
 		break;
@@ -905,6 +946,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--huge takes N a multiple of %d", HUGE_RUN);
 		if (env.gap_price && env.map_limit)
 			argp_error(state, "--gap-price and --map-limit exclude each other");
+		if (env.backend != UPR_BACKEND_EMU && (env.gap_price || env.map_limit))
+			argp_error(state, "--gap-price and --map-limit read the emulated device: --backend emu");
 		if (!env.ram) {
 			env.ram = 4ULL * env.n * PAGE;
 			if (env.ram < (64ULL << 20))

@@ -79,6 +79,15 @@ if tap_run "modprobe amdgpu" modprobe amdgpu; then
 			TAP_FAILED=$((TAP_FAILED + 1))
 		tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 	fi
+	# userptr-virgl --backend kfd (hw-check's step): without a GPU it
+	# stops before registering anything, saying why
+	out=$("$bin/userptr-virgl" --backend kfd -n 64 -r 1 -w batch 2>&1) && rc=0 || rc=$?
+	if [ $rc -eq 1 ] && has_line "no GPU in the KFD topology" <<<"$out"; then
+		tap_ok "userptr-virgl --backend kfd without a GPU: exit 1, 'no GPU in the KFD topology'"
+	else
+		tap_diag_last 5 <<<"$out"
+		tap_fail "userptr-virgl --backend kfd without a GPU (exit $rc)"
+	fi
 	# kfdtrace's fallback probes on amdgpu's own userptr functions (-a:
 	# the HMM probes too, which the helper's tracepoints otherwise replace)
 	tap_run "kfdtrace: the amdgpu probes attach" "$bin/kfdtrace" check -a \

@@ -55,6 +55,23 @@ usage_error "userptr-virgl: guest RAM past 1 TiB" "'1048577' is not a number fro
 	"$v" -G 1048577
 usage_error "userptr-virgl: --gap-price with --map-limit" \
 	"--gap-price and --map-limit exclude each other" "$v" --gap-price --map-limit
+usage_error "userptr-virgl: an unknown backend" "unknown --backend 'gpu' \(emu or kfd\)" \
+	"$v" --backend gpu
+usage_error "userptr-virgl: --gap-price on /dev/kfd" \
+	"--gap-price and --map-limit read the emulated device: --backend emu" \
+	"$v" --backend kfd --gap-price
+if [ -e /dev/kfd ]; then
+	tap_skip "userptr-virgl --backend kfd without /dev/kfd" "this machine has a /dev/kfd"
+else
+	rc=0
+	err=$("$v" --backend kfd -n 64 -r 1 -w batch 2>&1 >/dev/null) || rc=$?
+	if [ $rc -eq 1 ] && [[ $err == *"open /dev/kfd: No such file or directory"* ]]; then
+		tap_ok "userptr-virgl --backend kfd without /dev/kfd: exit 1, naming it"
+	else
+		printf '%s\n' "$err" | tap_diag
+		tap_fail "userptr-virgl --backend kfd without /dev/kfd (exit $rc)"
+	fi
+fi
 help=$("$v" --help)
 if [[ $help == *"--touch=HOW"* && $help == *"--gap-price"* && $help == *contiguous* ]]; then
 	tap_ok "userptr-virgl: --help lists --touch, --gap-price and the contiguous way"
