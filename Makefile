@@ -321,8 +321,8 @@ deb:
 	@scripts/deb
 
 kernel-deb:
-	@scripts/kernel-deb $(if $(KERNEL_CONFIG),--config $(KERNEL_CONFIG)) \
-		$(if $(KERNEL_DEB_OUT),--out $(KERNEL_DEB_OUT))
+	@scripts/kernel-deb $(if $(KERNEL_CONFIG),--config "$(KERNEL_CONFIG)") \
+		$(if $(KERNEL_DEB_OUT),--out "$(KERNEL_DEB_OUT)")
 
 # V=1: the kernel build's output, not a line a minute
 kernel:

@@ -33,8 +33,8 @@
  *
  * --backend kfd registers on /dev/kfd, an AMD GPU through amdgpu (the
  * batch ioctl where the kernel has it), instead of the emulated device:
- * the registrations, the discards of 1 and N/2 pages (amdgpu evicts and
- * restores the allocation behind them) and the teardown are timed, but
+ * the registrations and the teardown are timed, and 1 and N/2 pages are
+ * discarded (amdgpu evicts and restores the allocation behind them), but
  * nothing reads through the GPU, so the first access and the restores
  * are not measured ("-"; kfdtrace's amdgpu verdict judges the eviction).
  *
@@ -445,7 +445,8 @@ static int run_once(int way, unsigned int rep, char *buf)
 			t[way][M_RESTORE_HALF][rep] = NAN;
 
 	if (ret)
-		fprintf(stderr, "%s: the device's reads failed\n", way_name[way]);
+		fprintf(stderr, "%s: %s failed\n", way_name[way],
+			env.backend == UPR_BACKEND_EMU ? "the device's reads" : "the discards");
 	t0 = wl_now();
 	if (upr_unregister(dev, a) && !ret) {
 		fprintf(stderr, "%s\n", upr_errmsg());

@@ -28,5 +28,5 @@ rc=$?
 printf '# %s\n' "$(tail -n 3 <<<"$out")"
 name="a batch of 64 ranges registers, and the device reads what the CPU wrote"
 check test $rc -eq 0
-name="the device unloads with nothing left"
+name="modprobe -r unloads the device"
 check modprobe -r userptr_emu
