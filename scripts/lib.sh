@@ -46,6 +46,29 @@ kmake() {
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# config_unmet CONFIG FRAGMENT...: Kconfig silently drops what it cannot
+# satisfy; name each line of the fragments that CONFIG does not have as
+# written (a "# CONFIG_X is not set" line: X unset), and fail if any
+config_unmet() {
+	local config=$1 f line sym want got bad=0
+	shift
+	for f in "$@"; do
+		while read -r line; do
+			case "$line" in
+			CONFIG_*=*) want=$line; sym=${line%%=*} ;;
+			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want="" ;;
+			*) continue ;;
+			esac
+			got=$(grep -E "^$sym=" "$config" || true)
+			if [ "$got" != "$want" ]; then
+				echo "  $(basename "$f"): wanted '${want:-$sym unset}', Kconfig gave '${got:-unset}'" >&2
+				bad=1
+			fi
+		done <"$f"
+	done
+	return $bad
+}
+
 # kobj FLAVOUR: the kernel object directory of a flavour (test, bench or
 # kcsan)
 kobj() {

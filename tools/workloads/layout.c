@@ -426,3 +426,13 @@ static error_t wl_args_parse(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp wl_args_argp = { wl_args_opts, wl_args_parse };
+
+void wl_backend_arg(const char *arg, enum upr_backend *backend, struct argp_state *state)
+{
+	if (!strcmp(arg, "emu"))
+		*backend = UPR_BACKEND_EMU;
+	else if (!strcmp(arg, "kfd"))
+		*backend = UPR_BACKEND_KFD;
+	else
+		argp_error(state, "unknown backend '%s' (emu or kfd)", arg);
+}

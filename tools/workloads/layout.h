@@ -82,6 +82,9 @@ struct wl_args {
 
 extern const struct argp wl_args_argp;
 
+/* --backend's argument, emu or kfd, into *backend; an argp error otherwise */
+void wl_backend_arg(const char *arg, enum upr_backend *backend, struct argp_state *state);
+
 /*
  * A device read of size bytes at device address va into buf, in pieces of
  * at most 64 MiB: the emulated device's READ ioctl (a GPU would run a

@@ -144,12 +144,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.json = arg;
 		break;
 	case 'b':
-		if (!strcmp(arg, "emu"))
-			env.backend = UPR_BACKEND_EMU;
-		else if (!strcmp(arg, "kfd"))
-			env.backend = UPR_BACKEND_KFD;
-		else
-			argp_error(state, "unknown backend '%s'", arg);
+		wl_backend_arg(arg, &env.backend, state);
 		break;
 	case 'W':
 		env.no_warmup = true;

@@ -929,12 +929,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.map_limit = true;
 		break;
 	case 'b':
-		if (!strcmp(arg, "kfd"))
-			env.backend = UPR_BACKEND_KFD;
-		else if (!strcmp(arg, "emu"))
-			env.backend = UPR_BACKEND_EMU;
-		else
-			argp_error(state, "unknown --backend '%s' (emu or kfd)", arg);
+		wl_backend_arg(arg, &env.backend, state);
 		break;
 	case 'o':
 		env.json = arg;

@@ -60,37 +60,37 @@ fi
 [ "$(ls "$out"/pkgs | wc -l)" -eq 2 ] && tap_ok "only those two: no debug symbols, no linux-libc-dev" ||
 	{ ls "$out"/pkgs | tap_diag; tap_fail "only those two packages"; }
 
-# the files that matter, from the package's own list
-files=$(dpkg-deb -c "$image" | awk '{ print $6 }')
-missing=()
-for f in ./boot/vmlinuz-$rel ./boot/config-$rel ./boot/System.map-$rel \
-	./lib/modules/$rel/modules.dep \
-	./lib/modules/$rel/kernel/drivers/gpu/drm/drm_userptr_batch.ko \
-	./lib/modules/$rel/kernel/drivers/gpu/drm/tests/userptr_emu.ko \
-	./lib/modules/$rel/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko; do
-	grep -qxF "$f" <<<"$files" || missing+=("$f")
-done
-[ ${#missing[@]} -eq 0 ] && tap_ok "linux-image: the kernel, its config and map, and the series' modules" ||
-	{ printf '%s\n' "${missing[@]}" | tap_diag; tap_fail "linux-image lacks files"; }
-hfiles=$(dpkg-deb -c "$headers" | awk '{ print $6 }')
-missing=()
-for f in ./usr/src/linux-headers-$rel/Module.symvers \
-	./usr/src/linux-headers-$rel/include/config/auto.conf \
-	./usr/src/linux-headers-$rel/include/drm/drm_userptr_batch.h; do
-	grep -qxF "$f" <<<"$hfiles" || missing+=("$f")
-done
-[ ${#missing[@]} -eq 0 ] &&
-	tap_ok "linux-headers: what an out-of-tree module builds against, the helper's header included" ||
-	{ printf '%s\n' "${missing[@]}" | tap_diag; tap_fail "linux-headers lacks files"; }
+# has_all NAME LIST LINE...: one case, passing when LIST (a file) has each
+# LINE, as a whole line; the missing ones are shown
+has_all() {
+	local name=$1 list=$2 l missing=()
+	shift 2
+	for l in "$@"; do
+		grep -qxF -- "$l" "$list" || missing+=("$l")
+	done
+	[ ${#missing[@]} -eq 0 ] && tap_ok "$name" ||
+		{ printf '%s\n' "${missing[@]}" | tap_diag; tap_fail "$name: missing above"; }
+}
+
+# the files that matter, from the packages' own lists
+dpkg-deb -c "$image" | awk '{ print $6 }' >"$out/image.list"
+dpkg-deb -c "$headers" | awk '{ print $6 }' >"$out/headers.list"
+mods=./lib/modules/$rel
+has_all "linux-image: the kernel, its config and map, and the series' modules" "$out/image.list" \
+	./boot/vmlinuz-$rel ./boot/config-$rel ./boot/System.map-$rel $mods/modules.dep \
+	$mods/kernel/drivers/gpu/drm/drm_userptr_batch.ko \
+	$mods/kernel/drivers/gpu/drm/tests/userptr_emu.ko \
+	$mods/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko
+hdr=./usr/src/linux-headers-$rel
+has_all "linux-headers: what an out-of-tree module builds against, the helper's header included" \
+	"$out/headers.list" $hdr/Module.symvers $hdr/include/config/auto.conf \
+	$hdr/include/drm/drm_userptr_batch.h
 
 root=$out/root
 dpkg-deb -x "$image" "$root"
-missing=()
-while read -r line; do
-	case "$line" in CONFIG_*=*) grep -qxF "$line" "$root/boot/config-$rel" || missing+=("$line") ;; esac
-done <kernel/config/deb.config
-[ ${#missing[@]} -eq 0 ] && tap_ok "the packaged config has every option of kernel/config/deb.config" ||
-	{ printf '%s\n' "${missing[@]}" | tap_diag; tap_fail "the packaged config lacks options"; }
+mapfile -t want < <(grep -E '^CONFIG_[A-Z0-9_]+=' kernel/config/deb.config)
+has_all "the packaged config has every option of kernel/config/deb.config" \
+	"$root/boot/config-$rel" "${want[@]}"
 
 # the packaged kernel and modules in the guest
 rc=0

@@ -38,6 +38,8 @@ done
 # the floors differ: one range is a benchmark, a storm needs two
 usage_error "userptr-bench: -n 0" "bad count '0' \(1\.\.65536\)" "$bin/userptr-bench" -n 0
 usage_error "userptr-stress: -n 1" "bad count '1' \(2\.\.65536\)" "$bin/userptr-stress" -n 1
+usage_error "userptr-bench: an unknown backend" "unknown backend 'gpu' \(emu or kfd\)" \
+	"$bin/userptr-bench" -b gpu
 
 # userptr-virgl's own options
 v=$bin/userptr-virgl
@@ -55,7 +57,7 @@ usage_error "userptr-virgl: guest RAM past 1 TiB" "'1048577' is not a number fro
 	"$v" -G 1048577
 usage_error "userptr-virgl: --gap-price with --map-limit" \
 	"--gap-price and --map-limit exclude each other" "$v" --gap-price --map-limit
-usage_error "userptr-virgl: an unknown backend" "unknown --backend 'gpu' \(emu or kfd\)" \
+usage_error "userptr-virgl: an unknown backend" "unknown backend 'gpu' \(emu or kfd\)" \
 	"$v" --backend gpu
 usage_error "userptr-virgl: --gap-price on /dev/kfd" \
 	"--gap-price and --map-limit read the emulated device: --backend emu" \
