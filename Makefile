@@ -52,12 +52,12 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 
 TOOLS := $(BIN)/kfdtrace $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl
 TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
-	$(BIN)/kfd_batch_tests $(BIN)/kfd_gpu_tests $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
+	$(BIN)/kfd_batch_tests $(BIN)/kfd_gpu_tests $(BIN)/kfd_gpu_readback $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
 	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz $(KSELFTEST)/run_kselftest.sh
 
-.PHONY: all tests tool-deps kernel kernel-deb modules check demo bench deps clean distclean \
+.PHONY: all tests tool-deps hsa-deps kernel kernel-deb modules check demo bench deps clean distclean \
 	vmlinux-h uapi man install uninstall deb kcsan
 all: $(TOOLS) libuserptr
 tests: $(TESTS)
@@ -237,6 +237,21 @@ $(BIN)/kfd_gpu_tests: tools/selftests/amdkfd/kfd_gpu_tests.c $(WL_COMMON)
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test \
 		$< tools/workloads/layout.c -o $@ $(LIB)
 
+# the GPU reading a batch back through the HSA runtime, on a real AMD GPU:
+# scripts/hw-check runs it. ROCm's runtime in /opt/rocm when there is one,
+# else Debian's (libhsa-runtime-dev, installed when missing).
+ROCM ?= /opt/rocm
+HSA_ROCM := $(wildcard $(ROCM)/include/hsa/hsa.h)
+HSA_CFLAGS ?= $(if $(HSA_ROCM),-I$(ROCM)/include)
+comma := ,
+HSA_LIBS ?= $(if $(HSA_ROCM),-L$(ROCM)/lib -Wl$(comma)-rpath$(comma)$(ROCM)/lib) -lhsa-runtime64
+hsa-deps:
+	@$(if $(HSA_ROCM),true,scripts/deps hsa)
+$(BIN)/kfd_gpu_readback: tools/selftests/amdkfd/kfd_gpu_readback.c $(WL_COMMON) | hsa-deps
+	@mkdir -p $(BIN)
+	$(CC) $(SELFTEST_CFLAGS) $(HSA_CFLAGS) -Itools/libuserptr -Itools/workloads \
+		-Iinclude/test $< tools/workloads/layout.c -o $@ $(LIB) $(HSA_LIBS)
+
 $(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test \
@@ -332,7 +347,7 @@ modules:
 	@scripts/module-build --flavour $(FLAVOUR) $(MODULES)
 
 deps:
-	@scripts/deps kernel vm user check bpf man deb
+	@scripts/deps kernel vm user check bpf man deb hsa
 
 check: deps
 	@scripts/check $(SUITES)

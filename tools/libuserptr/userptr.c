@@ -285,7 +285,15 @@ static int kfd_open(struct upr_dev *dev, uint32_t want_gpu)
 		return fail(-errno, "open %s: %s", path, strerror(errno));
 	vm.drm_fd = dev->drm_fd;
 	vm.gpu_id = dev->gpu_id;
-	if (ioctl(dev->fd, AMDKFD_IOC_ACQUIRE_VM, &vm))
+	/*
+	 * EBUSY: another file of the render node acquired this process's VM
+	 * on the GPU first (the HSA runtime's libhsakmt, in the same
+	 * process): the process has one VM per GPU all the same, and the
+	 * batch goes to it. That runtime manages the GPUVM aperture, so give
+	 * addresses it cannot hold (upr_hsakmt_register_ranges() reserves
+	 * them in the CPU's address space, as libhsakmt reserves its own).
+	 */
+	if (ioctl(dev->fd, AMDKFD_IOC_ACQUIRE_VM, &vm) && errno != EBUSY)
 		return fail(-errno, "acquire the VM of gpu_id %u: %s", dev->gpu_id,
 			    strerror(errno));
 	if (ioctl(dev->fd, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &apa))
