@@ -256,7 +256,9 @@ FIXTURE_TEARDOWN(readback)
 
 /*
  * The GPU's DMA engine copies the batch's GPU VA range to the host buffer.
- * Return: 0, or the HSA status of what failed (1 for a timeout).
+ * Return: 0, or the HSA status of what failed: HSA_STATUS_ERROR when the
+ * copy failed on the way (the runtime sets the signal below 0), 1 when it
+ * did not end in time.
  */
 static int gpu_copy(struct gpu *g, void *dst, uint64_t va, uint64_t size)
 {
@@ -273,7 +275,7 @@ static int gpu_copy(struct gpu *g, void *dst, uint64_t va, uint64_t size)
 	if (st == HSA_STATUS_SUCCESS) {
 		v = hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1,
 					      COPY_TIMEOUT_NS, HSA_WAIT_STATE_BLOCKED);
-		st = v < 1 ? HSA_STATUS_SUCCESS : 1;
+		st = v == 0 ? HSA_STATUS_SUCCESS : v < 0 ? HSA_STATUS_ERROR : 1;
 	}
 	hsa_signal_destroy(done);
 	return st;
