@@ -187,13 +187,7 @@ FIXTURE_SETUP(readback)
 	hsa_status_t st;
 	unsigned int i;
 
-	memset(&self->g, 0, sizeof(self->g));
-	self->sizes = NULL;
-	self->tag = NULL;
-	self->a = NULL;
-	self->dev = NULL;
-	self->dst = NULL;
-	self->mapped = false;
+	/* self comes zeroed from the harness: the teardown frees what is set */
 	st = hsa_init();
 	self->hsa = st == HSA_STATUS_SUCCESS;
 	if (!self->hsa)
