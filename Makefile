@@ -275,6 +275,11 @@ $(BIN)/host-tsc-khz: tools/guest-init/host_tsc_khz.c
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -Wall -Wextra $< -o $@
 
+# the QEMU plugin of tools/bench/icount-profile.sh (a host tool)
+$(BIN)/icount_plugin.so: tools/bench/icount_plugin.c
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -shared -fPIC $< -o $@ -lpthread
+
 # Man pages, from the manuals in docs/ by pandoc (scripts/man-page)
 MAN_PAGES := $(BUILD)/man/kfdtrace.8 $(BUILD)/man/libuserptr.3
 man: $(MAN_PAGES)

@@ -99,6 +99,7 @@ static struct env {
 	bool sparse;		/* --touch sparse */
 	bool map_limit;
 	bool gap_price;
+	bool register_only;	/* no reads, no restores: a profile of registration */
 	enum upr_backend backend;	/* emu, or kfd (no device reads) */
 	const char *json;
 } env = { .n = 4096, .run_max = 8, .reps = 3, .ways = (1 << NR_WAYS) - 1, .seed = 1,
@@ -425,6 +426,11 @@ static int run_once(int way, unsigned int rep, char *buf)
 	vmas[way] = count_vmas() - v0;
 	ioctls[way] = upr_alloc_calls(a);
 
+	if (env.register_only) {
+		t[way][M_ACCESS][rep] = t[way][M_RESTORE_1][rep] =
+			t[way][M_RESTORE_HALF][rep] = NAN;
+		goto teardown;
+	}
 	t0 = wl_now();
 	if (env.backend == UPR_BACKEND_EMU)
 		ret = read_blob(way, fd, upr_alloc_va(a), buf);
@@ -447,6 +453,7 @@ static int run_once(int way, unsigned int rep, char *buf)
 	if (ret)
 		fprintf(stderr, "%s: %s failed\n", way_name[way],
 			env.backend == UPR_BACKEND_EMU ? "the device's reads" : "the discards");
+teardown:
 	t0 = wl_now();
 	if (upr_unregister(dev, a) && !ret) {
 		fprintf(stderr, "%s\n", upr_errmsg());
@@ -862,6 +869,8 @@ static const struct argp_option opts[] = {
 	{ "backend", 'b', "DEV", 0,
 	  "emu: /dev/userptr_emu, every page read back (default); kfd: /dev/kfd, an AMD GPU" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON" },
+	{ "register-only", 'O', NULL, 0,
+	  "Register and free each way's blob, nothing between (no reads, no restores): for profiles" },
 	{},
 };
 
@@ -892,6 +901,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'H':
 		env.huge = true;
+		break;
+	case 'O':
+		env.register_only = true;
 		break;
 	case 'G':
 		env.ram = (uint64_t)num_arg(arg, 16, 1 << 20, state) << 20;

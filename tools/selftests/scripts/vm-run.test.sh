@@ -4,9 +4,10 @@
 # loading, and that a kernel warning, a leak, a crash or a hang fails the
 # run even when the command succeeds; the guest's clock and timers keep
 # real time, or count instructions with --icount; a tree below /tmp
-# works; --mem sizes the guest; q35 boots too; a booted guest is saved,
-# restored (twice), and booted past when it does not start. Four boots
-# (q35, --icount and two in a snapshot cache of their own), the rest from
+# works; --mem sizes the guest; q35 boots too; a TCG plugin loads and
+# counts; a booted guest is saved, restored (twice), and booted past when
+# it does not start. Four boots (q35, --icount with the plugin and two in
+# a snapshot cache of their own), the rest from
 # saved guests; all but the clean run and the leak test run with kmemleak
 # off.
 set -u
@@ -89,9 +90,17 @@ vm_run=$top/scripts/vm-run vm_out=$top/build/check/vm-run.test
 # so a 600 s timer passes in less than 600 s of the host's (the whole run,
 # boot included: 22-44 s here), and the same loop of builtins takes the
 # same guest time run after run, within 1%, however busy the host is.
-icount='mkfifo /tmp/clock; exec 3<>/tmp/clock; t0=$EPOCHSECONDS; read -r -t 600 -u 3; echo "$((EPOCHSECONDS - t0))"; for r in 1 2 3; do s=${EPOCHREALTIME/./}; for ((i = 0; i < 20000; i++)); do :; done; echo $((${EPOCHREALTIME/./} - s)); done'
+# With --qemu-plugin, as tools/bench/icount-profile.sh runs it: QEMU loads
+# tools/bench/icount_plugin.c, which counts each kernel instruction's
+# runs: the syscall entry ran, as often as the command's syscalls at
+# least, and nothing below the kernel's text was counted.
+icount='mkfifo /tmp/clock; exec 3<>/tmp/clock; t0=$EPOCHSECONDS; read -r -t 600 -u 3; echo "$((EPOCHSECONDS - t0))"; for r in 1 2 3; do s=${EPOCHREALTIME/./}; for ((i = 0; i < 20000; i++)); do :; done; echo $((${EPOCHREALTIME/./} - s)); done; echo 0 >/proc/sys/kernel/kptr_restrict; echo "entry $(grep -m 1 " [tT] do_syscall_64$" /proc/kallsyms | cut -d " " -f 1)"'
+make -s -C "$top" build/bin/icount_plugin.so >/dev/null
+counts=$vm_out/plugin.counts
+rm -f "$counts"
 start=$(date +%s)
-if run_vm 0 --icount --no-kmemleak -- bash -c "$icount"; then
+if run_vm 0 --icount --no-kmemleak --qemu-plugin "$top/build/bin/icount_plugin.so,out=$counts" \
+	-- bash -c "$icount"; then
 	host=$(($(date +%s) - start))
 	timer=$(printf '%s\n' "$out" | sed -n 1p)
 	echo "a 600 s guest timer: $timer s by the guest's clock, the run $host s of the host's" | tap_diag
@@ -105,9 +114,21 @@ if run_vm 0 --icount --no-kmemleak -- bash -c "$icount"; then
 	[ "${lo:-0}" -gt 0 ] && [ $((hi - lo)) -le $((lo / 100)) ] &&
 		tap_ok "--icount: the same loop takes the same guest time, within 1%" ||
 		tap_fail "--icount: the same loop takes the same guest time, within 1%"
+	entry=$(printf '%s\n' "$out" | sed -n 's/^entry \([0-9a-f]\{16\}\)$/\1/p' | head -n 1)
+	runs=$(awk -v a="$entry" '$1 == a { print $2 }' "$counts" 2>/dev/null)
+	low=$(awk '$1 < "ffffffff80000000"' "$counts" 2>/dev/null | wc -l)
+	echo "do_syscall_64 at ${entry:-?}: ${runs:-no} runs counted; $low lines below the kernel's text" | tap_diag
+	[ -n "$entry" ] && [ "${runs:-0}" -ge 10 ] && [ "$low" -eq 0 ] &&
+		tap_ok "--qemu-plugin: the icount plugin counts the kernel's instructions" ||
+		tap_fail "--qemu-plugin: the icount plugin counts the kernel's instructions"
 else
 	tap_fail "--icount: a guest runs"
 fi
+
+out=$("$vm_run" --qemu-plugin /nonexistent.so -- true 2>&1) && rc=0 || rc=$?
+[ $rc -ne 0 ] && [[ $out == *"--qemu-plugin: no /nonexistent.so"* ]] &&
+	tap_ok "--qemu-plugin of a missing file is refused" ||
+	{ printf '%s\n' "$out" | tap_diag; tap_fail "--qemu-plugin of a missing file is refused"; }
 
 # --smp 2 --tcg-threads single: two vCPUs in turn on one host thread, on
 # which the kernel's live code patching is safe (scripts/vm-run, "More than

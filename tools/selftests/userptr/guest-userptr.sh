@@ -23,8 +23,8 @@ zram_swap
 # each mode, in its JSON, and every device read checked by it
 # userptr-virgl: every device read is checked against the guest's page,
 # so a run that ends 0 read the right data each way; the counts of the
-# four ways; and the vm.max_map_count wall of the stitching, which the
-# batch of the same iovecs does not meet
+# four ways; -O registers and frees only; and the vm.max_map_count wall of
+# the stitching, which the batch of the same iovecs does not meet
 virgl_counts() {
 	local json=/tmp/virgl.json out old
 	tap_run "userptr-virgl: a blob of 256 guest pages, four ways, restores, reads checked" \
@@ -35,6 +35,15 @@ virgl_counts() {
 		       .ways.stitch.vmas >= .iovecs and
 		       .ways["per-range"].ioctls == .iovecs and
 		       .ways.contiguous.ioctls == 1 and .ways.contiguous.vmas == 0' "$json"
+	# -O, as tools/bench/icount-profile.sh runs it: registration and
+	# teardown only, no read and no restore timed
+	tap_run "userptr-virgl -O: each blob registered and freed, nothing between" \
+		"$top/build/bin/userptr-virgl" -O -n 256 -r 1 -w batch -w contiguous -o "$json" || return
+	tap_run "userptr-virgl -O: registrations timed, no access or restore" \
+		jq -e '.ways.batch.ioctls == 1 and .ways.batch.register_ms > 0 and
+		       .ways.contiguous.register_ms > 0 and .ways.batch.access_ms == null and
+		       .ways.batch.restore_1_ms == null and .ways.batch.restore_half_ms == null and
+		       .ways.contiguous.access_ms == null and .ways.batch.teardown_ms > 0' "$json"
 	read -r old </proc/sys/vm/max_map_count
 	echo 256 >/proc/sys/vm/max_map_count
 	out=$("$top/build/bin/userptr-virgl" --map-limit -n 1024 2>&1)
