@@ -10,12 +10,15 @@
 # translated block: its shares of the helper's loops were off by a factor
 # of two or more (docs/results/analysis.md).
 #
-#   tools/bench/icount-profile.sh [-w WAY] [-G MIB] [-n PAGES] [-t TOP] OUTDIR
+#   tools/bench/icount-profile.sh [-w WAY] [-G MIB] [-n PAGES] [-t TOP]
+#                                 [-k KFDTRACE-ARGS] OUTDIR
 #
 # WAY is batch (default), contiguous, per-range or stitch; MIB the guest
 # RAM (default 2048; above 2048 only the blob's pages and a sample are
 # touched, as make bench does); TOP how many functions to list (default
-# 25). Prints, per function, the instructions of one registration and
+# 25); with -k, the workload runs under `kfdtrace record KFDTRACE-ARGS`
+# (e.g. -k "" or -k -a) and the BPF programs and trampolines are listed
+# by name (bpf_prog_TAG_NAME, bpf_trampoline_ID). Prints, per function, the instructions of one registration and
 # teardown, and the same per iovec and per page of the blob; OUTDIR keeps
 # both guests' counts and kallsyms. Host side; about 3 minutes at 2 GiB.
 # Example (2026-11-28, bench kernel, batch, 2 GiB, 3052 iovecs):
@@ -35,21 +38,31 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
 if [ "${1:-}" = --guest ]; then
-	# in the guest: OUT RAM REPS WAY PAGES
-	out=$2 ram=$3 reps=$4 way=$5 n=$6
+	# in the guest: OUT RAM REPS WAY PAGES [KFDTRACE-ARGS]
+	out=$2 ram=$3 reps=$4 way=$5 n=$6 kargs=${7-}
 	. "$top/tools/bench/bench-guest.sh"
 	echo 0 >/proc/sys/kernel/kptr_restrict
-	grep -i ' [tw] ' /proc/kallsyms | cut -d' ' -f1,3 | sed 's/\t.*//' >"$out/kallsyms"
+	# the JIT's programs and trampolines in kallsyms, by name
+	echo 1 >/proc/sys/net/core/bpf_jit_kallsyms
 	touch=all
 	[ "$ram" -le 2048 ] || touch=sparse
-	"$bin/userptr-virgl" -O -n "$n" -G "$ram" --touch "$touch" -w "$way" \
-		-r "$reps" -o "$out/virgl.json" >/dev/null
+	# kallsyms after the workload: with -k, while kfdtrace's programs are loaded
+	run="\"$bin/userptr-virgl\" -O -n $n -G $ram --touch $touch -w $way -r $reps -o \"$out/virgl.json\" >/dev/null &&
+		grep -i ' [tw] ' /proc/kallsyms | cut -d' ' -f1,3 | sed 's/\\t.*//' >\"$out/kallsyms\""
+	if [ "$kargs" = - ]; then
+		bash -c "$run"
+	else
+		# (word splitting of the arguments is wanted)
+		# shellcheck disable=SC2086
+		"$bin/kfdtrace" record $kargs -o "$out/kfdtrace.json" -- bash -c "$run"
+	fi
 	exit 0
 fi
 
-way=batch ram=2048 n=4096 ntop=25
-while getopts w:G:n:t: o; do
+way=batch ram=2048 n=4096 ntop=25 kargs=-
+while getopts w:G:n:t:k: o; do
 	case $o in
+	k) kargs=$OPTARG ;;
 	w) way=$OPTARG ;;
 	G) ram=$OPTARG ;;
 	n) n=$OPTARG ;;
@@ -58,10 +71,10 @@ while getopts w:G:n:t: o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: ${0##*/} [-w WAY] [-G MIB] [-n PAGES] [-t TOP] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: ${0##*/} [-w WAY] [-G MIB] [-n PAGES] [-t TOP] [-k KFDTRACE-ARGS] OUTDIR" >&2; exit 2; }
 out=$(realpath -m "$1")
 mkdir -p "$out"
-make -s -C "$top" build/bin/icount_plugin.so build/bin/userptr-virgl >/dev/null
+make -s -C "$top" build/bin/icount_plugin.so build/bin/userptr-virgl build/bin/kfdtrace >/dev/null
 plugin=$top/build/bin/icount_plugin.so
 # the guest holds the blob's RAM (all of it up to 2 GiB) and the kernel's
 mem=$(( (ram <= 2048 ? ram : 64) + 1536 ))
@@ -74,7 +87,7 @@ for reps in 1 11; do
 	# (the guest writes only to its results directory, $d)
 	"$top/scripts/vm-run" --flavour bench --icount --no-kmemleak --mem "$mem" \
 		--qemu-plugin "$plugin,out=$d/counts" --out "$d" \
-		-- "$0" --guest "$d" "$ram" "$reps" "$way" "$n" >"$d.log" 2>&1 &
+		-- "$0" --guest "$d" "$ram" "$reps" "$way" "$n" "$kargs" >"$d.log" 2>&1 &
 	pids+=($!)
 done
 fail=0
@@ -107,6 +120,7 @@ per_function() {	# DIR
 per_function "$out/r1" >"$out/r1.functions"
 per_function "$out/r11" >"$out/r11.functions"
 iovecs=$(jq -r '.iovecs' "$out/r11/virgl.json")
+[ "$kargs" = - ] || echo "under kfdtrace record $kargs"
 echo "userptr-virgl -w $way -n $n -G $ram: $iovecs iovecs; instructions of one registration and teardown, exact (QEMU TCG plugin, bench kernel)"
 awk -v iov="$iovecs" -v n="$n" -v ntop="$ntop" '
 	FNR == NR { a[$1] = $2; next }
