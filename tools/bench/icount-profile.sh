@@ -18,9 +18,10 @@
 # touched, as make bench does); TOP how many functions to list (default
 # 25); with -k, the workload runs under `kfdtrace record KFDTRACE-ARGS`
 # (e.g. -k "" or -k -a) and the BPF programs and trampolines are listed
-# by name (bpf_prog_TAG_NAME, bpf_trampoline_ID). Prints, per function, the instructions of one registration and
-# teardown, and the same per iovec and per page of the blob; OUTDIR keeps
-# both guests' counts and kallsyms. Host side; about 3 minutes at 2 GiB.
+# by name (bpf_prog_TAG_NAME, bpf_trampoline_ID). Prints, per function,
+# the instructions of one registration and teardown, and the same per
+# iovec and per page of the blob; OUTDIR keeps both guests' counts and
+# kallsyms. Host side; about 3 minutes at 2 GiB.
 # Example (2026-11-28, bench kernel, batch, 2 GiB, 3052 iovecs):
 #
 #   function                       per reg  per iovec   per page
@@ -30,10 +31,10 @@
 #
 # The list includes the teardown and what the workload runs around the
 # two (its reads of /proc/self/maps); the scheduler's and the timers'
-# functions differ a little between two guests and are left out when
-# they come out negative. The last line is the registration alone by the
-# workload's clock, which counts instructions under -icount. Needs the
-# QEMU of Debian 12 (plugin API 1).
+# functions differ between two guests by a few instructions a range, up
+# or down (a negative difference is not listed). The last line is the
+# registration alone by the workload's clock, which counts instructions
+# under -icount. Needs the QEMU of Debian 12 (plugin API 1).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
