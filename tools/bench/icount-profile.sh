@@ -80,9 +80,11 @@ plugin=$top/build/bin/icount_plugin.so
 # the guest holds the blob's RAM (all of it up to 2 GiB) and the kernel's
 mem=$(( (ram <= 2048 ? ram : 64) + 1536 ))
 
-# one guest per repetition count, both at once (each runs on one host CPU)
+# one guest per repetition count, both at once (each runs on one host CPU);
+# their difference is hi - lo registrations and teardowns
+lo=1 hi=11
 pids=()
-for reps in 1 11; do
+for reps in $lo $hi; do
 	d=$out/r$reps
 	rm -rf "$d" && mkdir -p "$d"
 	# (the guest writes only to its results directory, $d)
@@ -93,7 +95,7 @@ for reps in 1 11; do
 done
 fail=0
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
-for reps in 1 11; do
+for reps in $lo $hi; do
 	d=$out/r$reps
 	if [ $fail -ne 0 ] || [ ! -s "$d/counts" ] || [ ! -s "$d/virgl.json" ]; then
 		echo "${0##*/}: the guest of $reps repetitions failed: $d.log" >&2
@@ -118,16 +120,16 @@ per_function() {	# DIR
 		{ sum[fn] += $3 }
 		END { for (f in sum) print f, sum[f] }'
 }
-per_function "$out/r1" >"$out/r1.functions"
-per_function "$out/r11" >"$out/r11.functions"
-iovecs=$(jq -r '.iovecs' "$out/r11/virgl.json")
+per_function "$out/r$lo" >"$out/r$lo.functions"
+per_function "$out/r$hi" >"$out/r$hi.functions"
+iovecs=$(jq -r '.iovecs' "$out/r$hi/virgl.json")
 [ "$kargs" = - ] || echo "under kfdtrace record $kargs"
 echo "userptr-virgl -w $way -n $n -G $ram: $iovecs iovecs; instructions of one registration and teardown, exact (QEMU TCG plugin, bench kernel)"
-awk -v iov="$iovecs" -v n="$n" -v ntop="$ntop" '
+awk -v iov="$iovecs" -v n="$n" -v ntop="$ntop" -v regs=$((hi - lo)) '
 	FNR == NR { a[$1] = $2; next }
-	{ d[$1] = ($2 - a[$1]) / 10; delete a[$1] }
+	{ d[$1] = ($2 - a[$1]) / regs; delete a[$1] }
 	END {
-		for (f in a) d[f] = -a[f] / 10
+		for (f in a) d[f] = -a[f] / regs
 		printf "%-30s %10s %10s %10s\n", "function", "per reg", "per iovec", "per page"
 		for (i = 0; i < ntop; i++) {
 			best = ""
@@ -141,7 +143,7 @@ awk -v iov="$iovecs" -v n="$n" -v ntop="$ntop" '
 			delete d[best]
 		}
 		printf "%-30s %10.0f %10.1f %10.1f\n", "(listed)", listed, listed / iov, listed / n
-	}' "$out/r1.functions" "$out/r11.functions" | tee "$out/profile.txt"
+	}' "$out/r$lo.functions" "$out/r$hi.functions" | tee "$out/profile.txt"
 # the guest clock counts instructions: the registration alone, for the sum
 jq -r --arg w "$way" '"registration alone (the workload'"'"'s own clock, median): \(.ways[$w].register_ms * 1e6 | round) instructions; teardown \(.ways[$w].teardown_ms * 1e6 | round)"' \
-	"$out/r11/virgl.json" | tee -a "$out/profile.txt"
+	"$out/r$hi/virgl.json" | tee -a "$out/profile.txt"
