@@ -8,3 +8,10 @@ if [ ! -e /dev/userptr_emu ]; then
 	. "$top/tools/selftests/userptr/lib.sh"
 	load_emu
 fi
+
+# How much of a guest RAM of $1 MiB userptr-virgl writes (--touch): all
+# of it up to 2 GiB, as a running guest's is; above, the blob's pages and
+# a sparse sample, so that it fits the machine (make bench's span rows)
+virgl_touch() {
+	if [ "$1" -le 2048 ]; then echo all; else echo sparse; fi
+}

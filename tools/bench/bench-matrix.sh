@@ -104,8 +104,7 @@ for n in 4096 8192; do
 	[ "$n" -le "$maxn" ] || continue
 	for ram in 64 256 1024 2048 16384; do
 		f=$out/span_${n}_${ram}.json
-		touch=all
-		[ "$ram" -le 2048 ] || touch=sparse
+		touch=$(virgl_touch "$ram")
 		if [ "$touch" = all ] && [ $((ram << 8)) -eq $((n * 4 < 16384 ? 16384 : n * 4)) ] &&
 		   [ -f "$out/virgl_${n}_4k.json" ]; then
 			cp "$out/virgl_${n}_4k.json" "$f"

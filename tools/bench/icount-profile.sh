@@ -45,8 +45,7 @@ if [ "${1:-}" = --guest ]; then
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	# the JIT's programs and trampolines in kallsyms, by name
 	echo 1 >/proc/sys/net/core/bpf_jit_kallsyms
-	touch=all
-	[ "$ram" -le 2048 ] || touch=sparse
+	touch=$(virgl_touch "$ram")
 	# kallsyms after the workload: with -k, while kfdtrace's programs are loaded
 	run="\"$bin/userptr-virgl\" -O -n $n -G $ram --touch $touch -w $way -r $reps -o \"$out/virgl.json\" >/dev/null &&
 		grep -i ' [tw] ' /proc/kallsyms | cut -d' ' -f1,3 | sed 's/\\t.*//' >\"$out/kallsyms\""

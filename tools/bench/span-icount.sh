@@ -30,8 +30,7 @@ if [ "${1:-}" = --guest ]; then
 	out=$2 reps=$3 n=$4
 	. "$top/tools/bench/bench-guest.sh"
 	for ram in $rams; do
-		touch=all
-		[ "$ram" -le 2048 ] || touch=sparse
+		touch=$(virgl_touch "$ram")
 		"$bin/userptr-virgl" -O -n "$n" -G "$ram" --touch "$touch" \
 			-w batch -w per-range -w contiguous -r "$reps" \
 			-o "$out/span_${n}_${ram}.json" >/dev/null
