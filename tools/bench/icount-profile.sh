@@ -25,8 +25,8 @@
 # Example (2026-11-28, bench kernel, batch, 2 GiB, 3052 iovecs):
 #
 #   function                       per reg  per iovec   per page
-#   batch_prepare                   393935      129.1       96.2
-#   hmm_vma_walk_ptes               258160       84.6       63.0
+#   batch_prepare                   357935      117.3       87.4
+#   hmm_vma_walk_ptes               257942       84.5       63.0
 #   ...
 #
 # The list includes the teardown and what the workload runs around the
