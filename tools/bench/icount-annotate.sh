@@ -30,27 +30,29 @@ for f in "$out/r1/kallsyms" "$out/r11/kallsyms" "$out/r1/counts" "$out/r11/count
 	[ -s "$f" ] || { echo "${0##*/}: $f: missing (run icount-profile.sh first)" >&2; exit 1; }
 done
 
+# "ADDRESS SIZE" of FUNCTION in an object, or nothing (awk reads all of
+# nm's output: exiting early would kill nm with SIGPIPE under pipefail)
+sym() {
+	nm -S "$1" 2>/dev/null |
+		awk -v f="$fn" '!n && ($3 == "t" || $3 == "T") && $4 == f { print $1, $2; n = 1 }'
+}
+
 # the object that defines FUNCTION: vmlinux, else a module of the bench kernel
-obj=
-# (grep reads all of nm's output: with -q, nm would die of SIGPIPE)
-if grep -c " [tT] $fn\$" <(nm "$kb/vmlinux") >/dev/null; then
-	obj=$kb/vmlinux
-else
-	while IFS= read -r -d '' ko; do
-		if grep -c " [tT] $fn\$" <(nm "$ko" 2>/dev/null) >/dev/null; then
-			obj=$ko
-			break
-		fi
+obj=$kb/vmlinux
+at=$(sym "$obj")
+if [ -z "$at" ]; then
+	while IFS= read -r -d '' obj; do
+		at=$(sym "$obj")
+		[ -z "$at" ] || break
 	done < <(find "$kb/modroot" -name '*.ko' -print0)
 fi
-[ -n "$obj" ] || { echo "${0##*/}: $fn: in neither vmlinux nor a module of $kb" >&2; exit 1; }
+[ -n "$at" ] || { echo "${0##*/}: $fn: in neither vmlinux nor a module of $kb" >&2; exit 1; }
+read -r base size <<<"$at"
 
 # counts of another build match other instructions: say so
 if [ "$obj" -nt "$out/r11/counts" ]; then
 	echo "${0##*/}: warning: $obj was built after $out was counted" >&2
 fi
-base=$(nm "$obj" | awk -v f="$fn" '!n && ($2 == "t" || $2 == "T") && $3 == f { print $1; n = 1 }')
-size=$(nm -S "$obj" | awk -v f="$fn" '!n && ($3 == "t" || $3 == "T") && $4 == f { print $2; n = 1 }')
 objdump -d --no-show-raw-insn -l --start-address="0x$base" \
 	--stop-address="$(printf '0x%x' $((0x$base + 0x$size)))" "$obj" |
 	perl -e '
