@@ -11,14 +11,15 @@
 # of two or more (docs/results/analysis.md).
 #
 #   tools/bench/icount-profile.sh [-w WAY] [-G MIB] [-n PAGES] [-t TOP]
-#                                 [-k KFDTRACE-ARGS] OUTDIR
+#                                 [-k KFDTRACE-ARGS] [-x VIRGL-ARGS] OUTDIR
 #
 # WAY is batch (default), contiguous, per-range or stitch; MIB the guest
 # RAM (default 2048; above 2048 only the blob's pages and a sample are
 # touched, as make bench does); TOP how many functions to list (default
 # 25); with -k, the workload runs under `kfdtrace record KFDTRACE-ARGS`
 # (e.g. -k "" or -k -a) and the BPF programs and trampolines are listed
-# by name (bpf_prog_TAG_NAME, bpf_trampoline_ID). Prints, per function,
+# by name (bpf_prog_TAG_NAME, bpf_trampoline_ID); -x passes more options
+# to userptr-virgl (e.g. -x --huge for runs of 2 MiB). Prints, per function,
 # the instructions of one registration and teardown, and the same per
 # iovec and per page of the blob; OUTDIR keeps both guests' counts and
 # kallsyms. Host side; about 3 minutes at 2 GiB.
@@ -39,15 +40,15 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
 if [ "${1:-}" = --guest ]; then
-	# in the guest: OUT RAM REPS WAY PAGES [KFDTRACE-ARGS]
-	out=$2 ram=$3 reps=$4 way=$5 n=$6 kargs=${7-}
+	# in the guest: OUT RAM REPS WAY PAGES KFDTRACE-ARGS [VIRGL-ARGS]
+	out=$2 ram=$3 reps=$4 way=$5 n=$6 kargs=$7 vargs=${8-}
 	. "$top/tools/bench/bench-guest.sh"
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	# the JIT's programs and trampolines in kallsyms, by name
 	echo 1 >/proc/sys/net/core/bpf_jit_kallsyms
 	touch=$(virgl_touch "$ram")
 	# kallsyms after the workload: with -k, while kfdtrace's programs are loaded
-	run="\"$bin/userptr-virgl\" -O -n $n -G $ram --touch $touch -w $way -r $reps -o \"$out/virgl.json\" >/dev/null &&
+	run="\"$bin/userptr-virgl\" -O -n $n -G $ram --touch $touch -w $way $vargs -r $reps -o \"$out/virgl.json\" >/dev/null &&
 		grep -i ' [tw] ' /proc/kallsyms | cut -d' ' -f1,3 | sed 's/\\t.*//' >\"$out/kallsyms\""
 	if [ "$kargs" = - ]; then
 		bash -c "$run"
@@ -59,10 +60,11 @@ if [ "${1:-}" = --guest ]; then
 	exit 0
 fi
 
-way=batch ram=2048 n=4096 ntop=25 kargs=-
-while getopts w:G:n:t:k: o; do
+way=batch ram=2048 n=4096 ntop=25 kargs=- vargs=
+while getopts w:G:n:t:k:x: o; do
 	case $o in
 	k) kargs=$OPTARG ;;
+	x) vargs=$OPTARG ;;
 	w) way=$OPTARG ;;
 	G) ram=$OPTARG ;;
 	n) n=$OPTARG ;;
@@ -71,7 +73,7 @@ while getopts w:G:n:t:k: o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: ${0##*/} [-w WAY] [-G MIB] [-n PAGES] [-t TOP] [-k KFDTRACE-ARGS] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: ${0##*/} [-w WAY] [-G MIB] [-n PAGES] [-t TOP] [-k KFDTRACE-ARGS] [-x VIRGL-ARGS] OUTDIR" >&2; exit 2; }
 out=$(realpath -m "$1")
 mkdir -p "$out"
 make -s -C "$top" build/bin/icount_plugin.so build/bin/userptr-virgl build/bin/kfdtrace >/dev/null
@@ -89,7 +91,7 @@ for reps in $lo $hi; do
 	# (the guest writes only to its results directory, $d)
 	"$top/scripts/vm-run" --flavour bench --icount --no-kmemleak --mem "$mem" \
 		--qemu-plugin "$plugin,out=$d/counts" --out "$d" \
-		-- "$0" --guest "$d" "$ram" "$reps" "$way" "$n" "$kargs" >"$d.log" 2>&1 &
+		-- "$0" --guest "$d" "$ram" "$reps" "$way" "$n" "$kargs" "$vargs" >"$d.log" 2>&1 &
 	pids+=($!)
 done
 fail=0
@@ -123,7 +125,7 @@ per_function "$out/r$lo" >"$out/r$lo.functions"
 per_function "$out/r$hi" >"$out/r$hi.functions"
 iovecs=$(jq -r '.iovecs' "$out/r$hi/virgl.json")
 [ "$kargs" = - ] || echo "under kfdtrace record $kargs"
-echo "userptr-virgl -w $way -n $n -G $ram: $iovecs iovecs; instructions of one registration and teardown, exact (QEMU TCG plugin, bench kernel)"
+echo "userptr-virgl -w $way${vargs:+ $vargs} -n $n -G $ram: $iovecs iovecs; instructions of one registration and teardown, exact (QEMU TCG plugin, bench kernel)"
 awk -v iov="$iovecs" -v n="$n" -v ntop="$ntop" -v regs=$((hi - lo)) '
 	FNR == NR { a[$1] = $2; next }
 	{ d[$1] = ($2 - a[$1]) / regs; delete a[$1] }
