@@ -369,14 +369,17 @@ int upr_open(struct upr_dev **devp, const struct upr_opts *opts)
 		dev->backend = UPR_BACKEND_KFD;
 		ret = kfd_open(dev, opts->gpu_id);
 		if (ret) {
-			char why[sizeof(errmsg)];
+			char why[sizeof(errmsg)], why_emu[sizeof(errmsg)];
 
 			snprintf(why, sizeof(why), "%s", errmsg);
 			dev_reset(dev);
 			dev->backend = UPR_BACKEND_EMU;
 			ret = emu_open(dev);
-			if (ret)
-				fail(ret, "no device: %s; %s", why, upr_errmsg());
+			if (ret) {
+				/* copied too: fail() writes the buffer it would read */
+				snprintf(why_emu, sizeof(why_emu), "%s", errmsg);
+				fail(ret, "no device: %s; %s", why, why_emu);
+			}
 		}
 	}
 	if (!ret && dev->mode == UPR_MODE_BATCH && !dev->cap)

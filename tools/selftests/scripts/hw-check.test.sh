@@ -7,8 +7,9 @@
 # version in the report) and stops at the next thing missing: /dev/kfd
 # (77), the series' attribute (78), root (79); with all of them, as root
 # on a machine without the real /dev/kfd, every step runs and fails
-# cleanly (1). A CPU-only topology is no GPU (77), an unknown --gpu-id
-# and a bad option exit 2.
+# cleanly (1). A CPU-only topology is no GPU (77), an unknown --gpu-id and
+# a bad option exit 2, and --help prints the synopsis (exit 0); its
+# programs are built by the Makefile's rules.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=tools/selftests/lib/tap.sh
@@ -140,6 +141,7 @@ else
 	# (it builds what is not built: longer on a fresh clone)
 	hwc_args=(--step-timeout 60)
 	hwc_max=600
+	o_root=$tmp/out.$TAP_N
 	hwc "fake GPU, as root: every step runs and fails cleanly, exit 1, a report of each" 1 \
 		'^hw-check: [0-9]+ of [0-9]+ steps failed' \
 		'^result: FAIL \(exit 1\)$' '^FAIL kfd_batch_tests ' \
@@ -149,6 +151,17 @@ else
 		'^PASS nothing left registered ' '^== step gpu\.r1\.invalidate_one: FAIL ==$' \
 		'^FAIL evict\.amdgpu >= 1: probe group amdgpu was not live' '^kfdtrace JSON:$' '^  "kfdtrace": 1,$' -- \
 		HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
+	# Its programs are the Makefile's goals, which a tree where only
+	# `make` ran builds: a goal without a rule (an absolute path, as
+	# hw-check once asked for) is "nothing to be done" when the file is
+	# there, as here, and a failed build where it is not.
+	if [ -s "$o_root/logs/build.log" ] &&
+	   ! grep -q "Nothing to be done for '/" "$o_root/logs/build.log"; then
+		tap_ok "fake GPU, as root: the programs are built by the Makefile's rules"
+	else
+		tap_diag_last 10 <"$o_root/logs/build.log"
+		tap_fail "fake GPU, as root: the programs are built by the Makefile's rules"
+	fi
 fi
 
 hwc_max=30
@@ -164,5 +177,13 @@ if [ $rc -eq 2 ] && grep -q "unknown argument '--no-such'" <<<"$err"; then
 else
 	tap_diag <<<"$err"
 	tap_fail "an unknown option: exit 2 (exit $rc)"
+fi
+rc=0
+err=$("$hw" --help 2>/dev/null) || rc=$?
+if [ $rc -eq 0 ] && grep -q -- '--step-timeout S' <<<"$err"; then
+	tap_ok "--help: the synopsis, exit 0"
+else
+	tap_diag <<<"$err"
+	tap_fail "--help: the synopsis, exit 0 (exit $rc)"
 fi
 [ "$TAP_FAILED" -eq 0 ]
