@@ -158,8 +158,8 @@ KFDTRACE_HDR := $(addprefix $(KFDTRACE_DIR)/,main.h report.h doc.h verdict.h eve
 $(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h \
 		 include/test/userptr_emu_uapi.h $(UAPI)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
-	$(CC) $(TOOL_CFLAGS) -isystem $(UAPI) -Iinclude/test $(KFDTRACE_SRC) -o $@ \
-		-lbpf -lelf -lz -ljansson -lm
+	$(CC) $(TOOL_CFLAGS) -isystem $(UAPI) -Iinclude/test -DKT_VERSION='"$(LIB_VERSION)"' \
+		$(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -ljansson -lm
 
 # the JSON reader and writer, and the verdict they carry: no BPF needed
 KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c ioctls.c events.c)
@@ -189,6 +189,7 @@ $(BIN)/follow_load: tools/selftests/kfdtrace/follow_load.c include/test/userptr_
 # version script exports upr_* alone)
 LIB := $(BUILD)/lib/libuserptr.a
 LIB_SOVER := 1
+# the packages' (debian/changelog), which kfdtrace --version prints too
 LIB_VERSION := 1.0.0
 LIB_SO := $(BUILD)/lib/libuserptr.so.$(LIB_VERSION)
 LIB_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \

@@ -33,6 +33,21 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-25G}
 # with it).
 export CCACHE_INODECACHE=${CCACHE_INODECACHE:-true}
 
+# script_help: the running script's header comment, from its third line
+# to `set -`, without the comment marks (its -h and --help)
+script_help() { sed -n '3,/^set -/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
+
+# no_args "$@": for a script that takes no argument: -h and --help print
+# its header and exit 0, anything else exits 2, before the script does
+# any work
+no_args() {
+	case "${1:-}" in
+	"") ;;
+	-h|--help) script_help; exit 0 ;;
+	*) echo "${0##*/}: takes no argument, not '$1' (see --help)" >&2; exit 2 ;;
+	esac
+}
+
 # kmake OBJDIR MAKE-ARGS...: make in the kernel tree for one object
 # directory, always with the same compiler and version settings (kbuild
 # rebuilds whatever was built with a different command line). LOCALVERSION

@@ -27,7 +27,8 @@
 bool kt_verbose;
 char **kt_cmd;
 
-const char *argp_program_version = "kfdtrace 0.2";
+/* the packages' version, from the Makefile */
+const char *argp_program_version = "kfdtrace " KT_VERSION;
 
 int kt_parse_count(const char *arg, struct argp_state *state)
 {

@@ -99,10 +99,12 @@ fi
 # the installed kfdtrace: its version, and feature -j without privileges
 kt=$d$p/sbin/kfdtrace
 o=$("$kt" --version 2>&1)
-if [[ $o =~ ^kfdtrace\ [0-9]+\.[0-9]+$ ]]; then
+# the packages' version (debian/changelog), as libuserptr's
+want=$(sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' "$top/debian/changelog")
+if [ -n "$want" ] && [ "$o" = "kfdtrace $want" ]; then
 	tap_ok "installed kfdtrace --version: $o"
 else
-	tap_fail "installed kfdtrace --version (got: $o)"
+	tap_fail "installed kfdtrace --version: kfdtrace $want (got: $o)"
 fi
 unpriv=()
 [ "$(id -u)" -ne 0 ] || unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups)

@@ -83,6 +83,14 @@ want=$(cat "$k/file.c")
 [ "$(series_patches "$KPATCHES" | wc -l)" = 2 ] && grep -q "local work" "$KPATCHES/0002-local-work.patch" &&
 	tap_ok "kernel-export writes one patch per commit and the series" ||
 	tap_fail "kernel-export writes one patch per commit and the series"
+# the index lines' abbreviation is fixed, whatever the tree holds
+if grep -q '^index ' "$KPATCHES/0002-local-work.patch" &&
+   ! grep '^index ' "$KPATCHES"/000[12]-*.patch | grep -Evq ':index [0-9a-f]{12}\.\.[0-9a-f]{12}( |$)'; then
+	tap_ok "kernel-export writes 12-digit blob names in the index lines"
+else
+	grep -h '^index ' "$KPATCHES"/000[12]-*.patch | tap_diag
+	tap_fail "kernel-export writes 12-digit blob names in the index lines"
+fi
 out=$(prep 2>&1)
 [ -z "$out" ] && tap_ok "after export, prepare has nothing to do" || tap_fail "after export, prepare has nothing to do"
 git -C "$k" reset -q --hard base
