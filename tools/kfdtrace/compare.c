@@ -202,7 +202,7 @@ static const char compare_doc[] =
 
 static const struct argp_option compare_opts[] = {
 	{ "threshold", 't', "PCT", 0,
-	  "Exit 1 when NEW regresses by more than PCT% (see below)" },
+	  "Exit 1 when NEW regresses by more than PCT% (see above)" },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help" },
 	{},
 };

@@ -238,7 +238,8 @@ static void probe_fentry(struct feature *f, bool priv)
 		say(f, "%srefused on", ny ? "; " : "");
 		for (j = 0; j < nn; j++)
 			say(f, "%s %s", j ? "," : "", no[j]);
-		say(f, " (a kprobe instead, where the kernel makes them)");
+		say(f, kt_kprobes_supported() ? " (a kprobe instead)" :
+		    " (and no kprobe instead: the kernel makes none)");
 	}
 	if (na) {
 		say(f, "%snot in vmlinux BTF:", ny || nn ? "; " : "");

@@ -65,8 +65,8 @@ static const char doc[] =
 "  feature  what this machine lets kfdtrace trace: each probe group live or\n"
 "           not and why, privileges, BTF, the devices, cgroup v2 (-j: JSON)\n"
 "\n"
-"kfdtrace COMMAND -h shows a command's options. docs/kfdtrace.md has the\n"
-"JSON's fields.\n";
+"kfdtrace COMMAND -h shows a command's options. kfdtrace(8), made from\n"
+"docs/kfdtrace.md, lists the JSON's fields.\n";
 
 /* -v and -h, as record's and check's (recopts.c) */
 static const struct argp_child children[] = {
