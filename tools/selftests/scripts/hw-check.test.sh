@@ -9,7 +9,8 @@
 # on a machine without the real /dev/kfd, every step runs and fails
 # cleanly (1). A CPU-only topology is no GPU (77), an unknown --gpu-id and
 # a bad option exit 2, and --help prints the synopsis (exit 0); its
-# programs are built by the Makefile's rules.
+# programs are built by the Makefile's rules; run by sudo from a user's
+# clone, what it made in build/ is given back to the user.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=tools/selftests/lib/tap.sh
@@ -161,6 +162,31 @@ else
 	else
 		tap_diag_last 10 <"$o_root/logs/build.log"
 		tap_fail "fake GPU, as root: the programs are built by the Makefile's rules"
+	fi
+fi
+
+# run by sudo (SUDO_UID, SUDO_GID) from a clone that user owns: the
+# report in the clone's build/ becomes the user's; from a clone root owns,
+# it stays root's (a copy of what hw-check reads, stopping at "no
+# /dev/kfd", before any build)
+sudo_owner() {	# OWNER: the report's owner after a run from a tree OWNER owns
+	local t=$tmp/sudo-$1
+	rm -rf "$t" && mkdir -p "$t"
+	cp -a "$top/scripts" "$top/kernel" "$t/"
+	chown -R "$1:$1" "$t"
+	env SUDO_UID=65534 SUDO_GID=65534 HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/nodev" \
+		"$t/scripts/hw-check" >/dev/null 2>&1
+	stat -c %u "$t/build/hw-check/hw-check-report.txt" 2>&1
+}
+if [ "$(id -u)" -ne 0 ]; then
+	tap_skip "run by sudo: the report goes back to the clone's owner" "not root"
+else
+	mine=$(sudo_owner 65534) theirs=$(sudo_owner 0)
+	if [ "$mine" = 65534 ] && [ "$theirs" = 0 ]; then
+		tap_ok "run by sudo: the report goes back to the clone's owner, not to another's clone"
+	else
+		echo "owner of the report: $mine in the user's clone, $theirs in root's" | tap_diag
+		tap_fail "run by sudo: the report goes back to the clone's owner, not to another's clone"
 	fi
 fi
 
