@@ -19,6 +19,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
+. "$top/tools/selftests/lib/bt_ioctl.sh"
 echo "TAP version 13"
 . "$top/tools/selftests/userptr/lib.sh"
 tmp=$(mktemp -d)
@@ -119,6 +120,13 @@ attribution_and_following() {
 			--expect "ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 7" \
 			-- sh -c "${mixcmd[@]}"
 	done
+	# kfd_ioctl.bt at the driver's entry: the same, class by class
+	# (bpftrace -c splits its command at spaces, without a shell, and runs
+	# ELF programs alone: the two runs as a script of sh's)
+	printf '"%s" /dev/userptr_emu && "%s" /dev/null\n' "$mix" "$mix" >"$tmp/mix.sh"
+	"$kt" record -o "$tmp/mix.json" -- /bin/sh "$tmp/mix.sh" >/dev/null 2>&1
+	bt_ioctl_same "kfd_ioctl.bt: the device's calls at uemu_ioctl, class by class as kfdtrace, /dev/null unseen" \
+		"$tmp/mix.json" "/bin/sh $tmp/mix.sh"
 	for at in -S --debug-ioctl-at=both --debug-ioctl-at=none; do
 		way=syscall
 		[ $at = --debug-ioctl-at=both ] && way=fentry

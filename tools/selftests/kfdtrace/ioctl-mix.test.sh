@@ -241,18 +241,6 @@ tap_expect_status "check -- CMD: records and checks in one go" 0 \
 	kt check --expect "ioctl.not_device.calls == 28" --expect "status == 0" -- "$bin/ioctl_mix"
 tap_expect_status "record: an unknown verb exits 2" 2 kt frobnicate
 
-# the bpftrace view of the same: one line per process and class, as kfdtrace
-bt=$(cd "$out" && bpftrace "$top/bpf/bpftrace/kfd_ioctl.bt" -c "$bin/ioctl_mix" 2>&1)
-if has_line '^@calls\[ioctl_mix, not_device\]: 28$' <<<"$bt" &&
-   has_line '^@errors\[ioctl_mix, not_device\]: 28$' <<<"$bt" &&
-   [ "$(printf '%s\n' "$bt" | grep -c '^@calls')" = 1 ] &&
-   ! has_line '^@ranges' <<<"$bt"; then
-	tap_ok "kfd_ioctl.bt counts the same mix: 28 not_device, no ranges"
-else
-	printf '%s\n' "$bt" | tap_diag
-	tap_fail "kfd_ioctl.bt counts the same mix: 28 not_device, no ranges"
-fi
-
 # --- the follow map: keyed by process, pruned at exit, sized from pid_max
 # (follow_load's workers make 2 calls each on /dev/null)
 fl=$bin/follow_load

@@ -17,12 +17,14 @@ set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=$top/build/bin
 . "$top/tools/selftests/lib/tap.sh"
+. "$top/tools/selftests/lib/bt_ioctl.sh"
 
 echo "TAP version 13"
 
 # kfdtrace counts /dev/kfd's calls at amdgpu's kfd_ioctl() (fentry), with
 # the same counts by class, name and errno as at the syscalls tracepoints
-# (-S): the batch ioctl's argument checks, each call refused
+# (-S): the batch ioctl's argument checks, each call refused; and
+# kfd_ioctl.bt the same by class
 kfd_ioctl_counts() {
 	local d at f got want
 	d=$(mktemp -d)
@@ -44,6 +46,10 @@ kfd_ioctl_counts() {
 		tap_diag_last 20 . <"$d/driver.txt"
 		tap_fail "kfdtrace: /dev/kfd's calls at kfd_ioctl (fentry) as at the syscalls tracepoints"
 	fi
+	# the bpftrace view, at kfd_ioctl() too (a kprobe): the same calls,
+	# errors and ranges by class
+	bt_ioctl_same "kfd_ioctl.bt: /dev/kfd's calls at kfd_ioctl, class by class as kfdtrace" \
+		"$d/driver.json" "$bin/kfd_batch_tests"
 	rm -rf "$d"
 }
 
