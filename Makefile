@@ -284,10 +284,10 @@ $(BIN)/icount_plugin.so: tools/bench/icount_plugin.c
 # Man pages, from the manuals in docs/ by pandoc (scripts/man-page)
 MAN_PAGES := $(BUILD)/man/kfdtrace.8 $(BUILD)/man/libuserptr.3
 man: $(MAN_PAGES)
-$(BUILD)/man/kfdtrace.8: docs/kfdtrace.md scripts/man-page
+$(BUILD)/man/kfdtrace.8: docs/kfdtrace.md scripts/man-page scripts/man-tables.lua
 	@scripts/man-page $< kfdtrace 8 \
 		"trace the userptr registrations of amdkfd and the emulated device" $@
-$(BUILD)/man/libuserptr.3: docs/libuserptr.md scripts/man-page
+$(BUILD)/man/libuserptr.3: docs/libuserptr.md scripts/man-page scripts/man-tables.lua
 	@scripts/man-page $< libuserptr 3 "" $@
 
 # make install / uninstall: PREFIX (/usr/local) and DESTDIR, as usual;

@@ -128,6 +128,18 @@ if has_line '^kfdtrace\(8\) ' <<<"$man8" && has_line '^NAME$' <<<"$man8" &&
 else
 	tap_fail "man kfdtrace(8) and libuserptr(3): NAME, the synopses of docs/"
 fi
+# groff's warnings (lintian's groff-message): the manuals' tables were
+# wider than a terminal, each cell a warning, until they became lists
+# (scripts/man-tables.lua)
+warn=$(for f in "$d$p/share/man/man8/kfdtrace.8" "$d$p/share/man/man3/libuserptr.3"; do
+	MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null
+done)
+if [ -z "$warn" ]; then
+	tap_ok "the man pages render in 80 columns without a groff warning"
+else
+	tap_diag_last 10 <<<"$warn"
+	tap_fail "the man pages render in 80 columns without a groff warning"
+fi
 
 bad=0
 for f in bpf/bpftrace/*.bt; do
