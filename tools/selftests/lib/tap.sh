@@ -93,24 +93,32 @@ tap_kunit() {
 		return 1
 	fi
 	for suite in "${suites[@]}"; do
-		# Cases are the lines one level in ("    ok 3 name"); deeper levels
-		# are the parameters of a parameterised case, summed up by it.
-		while IFS= read -r line; do
-			case "$line" in
-			"    ok "*|"    not ok "*)
-				line=${line#    }
-				local verdict=${line%% [0-9]*} rest=${line#* [0-9]* }
-				if [ "$verdict" = ok ]; then
-					case "$rest" in
-					*"# SKIP"*) tap_skip "kunit:$suite.${rest%% #*}" "${rest#*# SKIP}" ;;
-					*) tap_ok "kunit:$suite.$rest" ;;
-					esac
-				else
-					tap_fail "kunit:$suite.$rest"
-				fi
-				;;
-			esac
-		done <"/sys/kernel/debug/kunit/$suite/results"
+		tap_ktap_cases "kunit:$suite" <"/sys/kernel/debug/kunit/$suite/results"
 	done
 	modprobe -r "$mod"
+}
+
+# tap_ktap_cases PREFIX: the cases of one KUnit suite's KTAP results on
+# stdin (its debugfs results, or a kernel log holding them and nothing
+# else indented so) as result lines PREFIX.NAME. Cases are the lines one
+# level in ("    ok 3 name"); deeper levels are the parameters of a
+# parameterised case, summed up by it.
+tap_ktap_cases() {
+	local prefix=$1 line verdict rest
+	while IFS= read -r line; do
+		case "$line" in
+		"    ok "*|"    not ok "*)
+			line=${line#    }
+			verdict=${line%% [0-9]*} rest=${line#* [0-9]* }
+			if [ "$verdict" = ok ]; then
+				case "$rest" in
+				*"# SKIP"*) tap_skip "$prefix.${rest%% #*}" "${rest#*# SKIP}" ;;
+				*) tap_ok "$prefix.$rest" ;;
+				esac
+			else
+				tap_fail "$prefix.$rest"
+			fi
+			;;
+		esac
+	done
 }
