@@ -74,7 +74,7 @@ tap_expect_status() {
 # tap_kunit MODULE [ARGS...]: load a KUnit test module and report each of
 # its cases, read back from debugfs, as one result line.
 tap_kunit() {
-	local mod=$1 suite line d suites=()
+	local mod=$1 suite d suites=()
 	local -A before=()
 	shift
 	# the suites the module adds (globs, not ls and comm: execs are slow
