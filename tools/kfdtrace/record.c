@@ -224,7 +224,8 @@ static bool fentry_can_attach_in(const char *mod, const char *fn)
 
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
 	struct btf *btf = mod ? module_btf(mod) : kt_vmlinux_btf();
-	int id, prog, link = -1, obj = -1;
+	int id, prog, link = -1, obj = -1, err = 0;
+	const char *step = "not in BTF";	/* where it failed, for -v */
 	unsigned int i;
 
 	for (i = 0; i < ncache; i++)
@@ -239,10 +240,14 @@ static bool fentry_can_attach_in(const char *mod, const char *fn)
 	}
 	if (id > 0) {
 		opts.attach_btf_id = id;
+		step = "load";
 		prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kt_can_fentry", "GPL", insns,
 				     ARRAY_SIZE(insns), &opts);
+		err = errno;
 		if (prog >= 0) {
+			step = "attach";
 			link = bpf_raw_tracepoint_open(NULL, prog);
+			err = errno;
 			close(prog);
 		}
 		if (link >= 0)
@@ -250,9 +255,13 @@ static bool fentry_can_attach_in(const char *mod, const char *fn)
 	}
 	if (obj >= 0)
 		close(obj);
-	if (kt_verbose)
-		fprintf(stderr, "kfdtrace: fentry on %s%s%s%s: %s\n", fn, mod ? " [" : "",
-			mod ? mod : "", mod ? "]" : "", link >= 0 ? "yes" : "no");
+	if (kt_verbose && link >= 0)
+		fprintf(stderr, "kfdtrace: fentry on %s%s%s%s: yes\n", fn, mod ? " [" : "",
+			mod ? mod : "", mod ? "]" : "");
+	else if (kt_verbose)
+		fprintf(stderr, "kfdtrace: fentry on %s%s%s%s: no (%s%s%s)\n", fn,
+			mod ? " [" : "", mod ? mod : "", mod ? "]" : "", step,
+			err && id > 0 ? ": " : "", err && id > 0 ? strerror(err) : "");
 	if (ncache < ARRAY_SIZE(cache)) {
 		cache[ncache].fn = fn;
 		cache[ncache++].ok = link >= 0;
