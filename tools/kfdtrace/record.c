@@ -255,13 +255,15 @@ static bool fentry_can_attach_in(const char *mod, const char *fn)
 	}
 	if (obj >= 0)
 		close(obj);
-	if (kt_verbose && link >= 0)
-		fprintf(stderr, "kfdtrace: fentry on %s%s%s%s: yes\n", fn, mod ? " [" : "",
-			mod ? mod : "", mod ? "]" : "");
-	else if (kt_verbose)
-		fprintf(stderr, "kfdtrace: fentry on %s%s%s%s: no (%s%s%s)\n", fn,
-			mod ? " [" : "", mod ? mod : "", mod ? "]" : "", step,
-			err && id > 0 ? ": " : "", err && id > 0 ? strerror(err) : "");
+	if (kt_verbose) {
+		char res[128] = "yes";
+
+		if (link < 0)	/* (err is set by the load or the attach only) */
+			snprintf(res, sizeof(res), "no (%s%s%s)", step, err ? ": " : "",
+				 err ? strerror(err) : "");
+		fprintf(stderr, "kfdtrace: fentry on %s%s%s%s: %s\n", fn, mod ? " [" : "",
+			mod ? mod : "", mod ? "]" : "", res);
+	}
 	if (ncache < ARRAY_SIZE(cache)) {
 		cache[ncache].fn = fn;
 		cache[ncache++].ok = link >= 0;

@@ -29,21 +29,13 @@ trap 'rm -rf "$tmp"' EXIT
 # (bpftrace compiles slowly under TCG) with -c CMD; passes when the output
 # has a line matching each REGEX
 bt_expect() {
-	local name=$1 cmd=$2 out re ok=1 prog bpftrace
+	local name=$1 cmd=$2 out re ok=1 prog
 	shift 2
-	bpftrace=$(command -v bpftrace) || { tap_fail "$name (no bpftrace)"; return; }
 	# one program may have one END: the scripts' ENDs only clear maps
 	prog=$(awk '/^#!/ { next } /^END$/ { skip = 1 } !skip { print } skip && /^}$/ { skip = 0 }' \
 		"$top"/bpf/bpftrace/{kfd_ioctl,hmm_fault,userptr_inval,userptr_restore}.bt
 	       echo 'END { clear(@class); clear(@asked); clear(@start); clear(@evicted_at); }')
-	# Two settings halved this run in the guest (80 s to 40 s, measured
-	# with kmemleak on): maps of 256 keys, not 4096 (bpftrace's per-CPU
-	# hash maps allocate every key at creation, each under the debug
-	# kernel's checkers; the views keep
-	# a few dozen), and no clang-14 in PATH, which bpftrace otherwise runs
-	# at every start only to list its include directories (the views
-	# include nothing; bpftrace then takes /usr/include).
-	out=$(BPFTRACE_MAP_KEYS_MAX=256 PATH=/nonexistent "$bpftrace" -e "$prog" -c "$cmd" 2>&1)
+	out=$(bt_run -e "$prog" -c "$cmd" 2>&1)
 	for re in "$@"; do
 		has_line "$re" <<<"$out" && continue
 		echo "no line matches: $re" | tap_diag
