@@ -4,7 +4,7 @@
 # built (dpkg-buildpackage from debian/), each holds the files make
 # install puts there under /usr (dpkg-deb -c), libuserptr1 carries its
 # symbols file and the shlibs of its soname, and lintian reports no
-# error on them.
+# error or warning on them.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=tools/selftests/lib/tap.sh
@@ -33,6 +33,7 @@ declare -A want=(
 ./usr/share/kfdtrace/bpftrace/kfd_ioctl.bt
 ./usr/share/kfdtrace/bpftrace/userptr_inval.bt
 ./usr/share/kfdtrace/bpftrace/userptr_restore.bt
+./usr/share/lintian/overrides/kfdtrace
 ./usr/share/man/man8/kfdtrace.8.gz"
 	[libuserptr1]="./usr/lib/$ma/libuserptr.so.1 -> libuserptr.so.1.0.0
 ./usr/lib/$ma/libuserptr.so.1.0.0
@@ -75,10 +76,12 @@ else
 	tap_diag <"$ctl/shlibs" 2>/dev/null || true
 	tap_fail "libuserptr1: shlibs for libuserptr.so.1 and a symbols file of its upr_* at LIBUSERPTR_1.0"
 fi
-if [ -f "$out/lintian.txt" ] && ! grep -q '^E: ' "$out/lintian.txt"; then
-	tap_ok "lintian: no error ($(grep -c '^W: ' "$out/lintian.txt" || true) warnings)"
+# (debian/kfdtrace.lintian-overrides says why the views' interpreter is
+# not a warning; an override that matches nothing is one: mismatched-override)
+if [ -f "$out/lintian.txt" ] && ! grep -q '^[EW]: ' "$out/lintian.txt"; then
+	tap_ok "lintian: no error and no warning"
 else
-	grep '^E: ' "$out/lintian.txt" 2>/dev/null | tap_diag
-	tap_fail "lintian: no error"
+	grep '^[EW]: ' "$out/lintian.txt" 2>/dev/null | tap_diag
+	tap_fail "lintian: no error and no warning"
 fi
 [ "$TAP_FAILED" -eq 0 ]
