@@ -60,6 +60,7 @@ static long lookup_hits(void)
 
 enum mutation {
 	NONE, COUNT_0, NULL_PTR, BAD_PTR, PAD, TOTAL_0, NO_USERPTR, VRAM, AQL,
+	CONTIGUOUS, UNDEFINED_FLAG, ATTRIBUTES,
 	VA_UNALIGNED, TOTAL_UNALIGNED, VA_WRAP, OVER_CAP, START_UNALIGNED,
 	SIZE_UNALIGNED, SIZE_0, RANGE_WRAP, ABOVE_TASK_SIZE, OVERLAP,
 	SUM_NE_TOTAL, START_0, CMD_SMALLER, CMD_LARGER, CMD_WRITE_ONLY,
@@ -133,6 +134,25 @@ FIXTURE_VARIANT_ADD(kfd_batch, aql_flag) {
 	.mutation = AQL,
 	.err = EINVAL,
 	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, contiguous_flag) {
+	.mutation = CONTIGUOUS,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+FIXTURE_VARIANT_ADD(kfd_batch, undefined_flag) {
+	.mutation = UNDEFINED_FLAG,
+	.err = EINVAL,
+	.lookups = 0,
+};
+
+/* every attribute flag a userptr BO takes passes, up to the gpu_id lookup */
+FIXTURE_VARIANT_ADD(kfd_batch, attribute_flags) {
+	.mutation = ATTRIBUTES,
+	.err = EINVAL,
+	.lookups = 1,
 };
 
 FIXTURE_VARIANT_ADD(kfd_batch, va_unaligned) {
@@ -311,6 +331,20 @@ TEST_F(kfd_batch, errno_and_no_device_lookup)
 		break;
 	case AQL:
 		args->flags |= KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM;
+		break;
+	case CONTIGUOUS:
+		args->flags |= KFD_IOC_ALLOC_MEM_FLAGS_CONTIGUOUS;
+		break;
+	case UNDEFINED_FLAG:
+		args->flags |= 1U << 20;	/* no KFD_IOC_ALLOC_MEM_FLAGS_* */
+		break;
+	case ATTRIBUTES:
+		args->flags |= KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE |
+			       KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC |
+			       KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |
+			       KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |
+			       KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED |
+			       KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT;
 		break;
 	case VA_UNALIGNED:
 		args->va_addr += 1;
