@@ -468,9 +468,9 @@ struct kfd_ioctl_userptr_range {
  *              range, and one interval notifier per window of
  *              neighbouring ranges)
  * @gpu_id:     device identifier
- * @flags:      KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, required, with attribute
- *              flags (WRITABLE, EXECUTABLE, COHERENT, ...); no other memory
- *              type and not AQL_QUEUE_MEM
+ * @flags:      KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, required, and any of
+ *              WRITABLE, EXECUTABLE, PUBLIC, NO_SUBSTITUTE, COHERENT,
+ *              UNCACHED and EXT_COHERENT; no other flag
  * @pad:        must be 0
  *
  * The pages are not pinned: neighbouring ranges share an MMU interval
@@ -490,8 +490,9 @@ struct kfd_ioctl_userptr_range {
  * allocated but the kernel's record of the ranges, each read once; on any
  * error nothing is left registered. Errors:
  * -EINVAL:     @num_ranges or @total_size is 0, @ranges_ptr is NULL, @pad is
- *              not 0, @flags lacks USERPTR or has another memory type or
- *              AQL_QUEUE_MEM, @va_addr, @total_size or a range's start or
+ *              not 0, @flags lacks USERPTR or has another flag than those
+ *              listed above (a memory type, AQL_QUEUE_MEM, CONTIGUOUS or
+ *              an undefined bit), @va_addr, @total_size or a range's start or
  *              size is not page aligned, a range has size 0 or starts at 0,
  *              two ranges overlap, the sizes do not add up to @total_size,
  *              or @gpu_id is unknown
@@ -499,12 +500,18 @@ struct kfd_ioctl_userptr_range {
  * -EOVERFLOW:  @va_addr + @total_size, a range's end or the sum of the sizes
  *              wraps around
  * -EFAULT:     @ranges_ptr cannot be read, a range is outside the user
- *              address space or is not mapped
+ *              address space or is not mapped (or mapped read-only, with
+ *              WRITABLE), or the process has no handle left for the
+ *              allocation (as for ALLOC_MEMORY_OF_GPU)
  * -EADDRINUSE: the GPU VA range or a CPU range overlaps an SVM range
  * -EBUSY:      concurrent invalidation kept the ranges from being faulted
  *              within the time limit (drm_userptr_batch.timeout_ms)
- * -ENOMEM:     out of memory
+ * -EINTR:      a fatal signal arrived while the ranges were faulted
+ * -ENOMEM:     out of memory, or the allocation is above the process's or
+ *              the system's limit for GPU memory
  * -ENOTTY:     the command's size or direction is not this ioctl's
+ * and the errors of binding the process to the device (as for
+ * ALLOC_MEMORY_OF_GPU).
  */
 struct kfd_ioctl_alloc_memory_of_gpu_batch_args {
 	__u64 va_addr;		/* to KFD */
