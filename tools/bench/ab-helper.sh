@@ -31,11 +31,6 @@
 # medians move with the load and the fastest does not)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-# the helper's files, which the series adds (patches 3-6)
-helper_c=drivers/gpu/drm/drm_userptr_batch.c
-helper_trace=drivers/gpu/drm/drm_userptr_batch_trace.h
-header=include/drm/drm_userptr_batch.h
-
 if [ "${1:-}" = --guest ]; then
 	rounds=$2
 	out=${VM_OUT:?run under scripts/vm-run}
@@ -91,6 +86,7 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 . "$top/scripts/lib.sh"
+. "$top/tools/bench/helper-modules.sh"
 clock=(--icount) rounds=
 if [ "${1:-}" = -w ]; then clock=() rounds=3; shift; fi
 if [ "${1:-}" = -r ]; then rounds=$2; shift 2; fi
@@ -99,54 +95,11 @@ rounds=${rounds:-1}
 O=$(kobj bench)
 [ -f "$O/Module.symvers" ] || die "no bench kernel: run 'make kernel modules FLAVOUR=bench' first"
 
-# tree REV DIR: the helper's files and the test device's, as base + the
-# series at project revision REV (the working tree when REV is empty) has
-# them, in DIR: every file is new in the series, so the series' hunks for
-# them apply to an empty tree. A revision from before the device joined
-# the series (patch 7, drivers/gpu/drm/tests) has it in kernel/userptr-emu.
-tree() {
-	local rev=$1 dir=$2 p
-	rm -rf "$dir"
-	mkdir -p "$dir/emu"
-	git -C "$dir" init -q
-	for p in $(if [ -n "$rev" ]; then
-			git -C "$top" show "$rev:kernel/patches/series"
-		else
-			cat "$top/kernel/patches/series"
-		fi | grep -v '^#'); do
-		if [ -n "$rev" ]; then
-			git -C "$top" show "$rev:kernel/patches/$p"
-		else
-			cat "$top/kernel/patches/$p"
-		fi | git -C "$dir" apply --include="$helper_c" --include="$helper_trace" \
-			--include="$header" --include='drivers/gpu/drm/tests/userptr_emu*' - ||
-			die "kernel/patches/$p at ${rev:-the working tree} does not apply"
-	done
-	rm -rf "$dir/.git"
-	[ -s "$dir/$helper_c" ] || die "no $helper_c in the series at ${rev:-the working tree}"
-	if [ -f "$dir/drivers/gpu/drm/tests/userptr_emu.c" ]; then
-		mv "$dir"/drivers/gpu/drm/tests/userptr_emu* "$dir/emu/"
-		printf 'obj-m += userptr_emu.o\nCFLAGS_userptr_emu.o := -I$(src)\n' >"$dir/emu/Kbuild"
-	elif [ -n "$rev" ]; then
-		git -C "$top" archive "$rev" kernel/userptr-emu | tar -x -C "$dir/emu" --strip-components=2
-	fi
-	[ -s "$dir/emu/userptr_emu.c" ] || die "no test device at ${rev:-the working tree}"
-}
-
 for v in old new; do
 	rev=${1:-}
 	[ $v = new ] && rev=${2:-}
-	d=$top/build/ab-helper/$v
-	tree "$rev" "$d"
-	cp "$d/$helper_c" "$d/$helper_trace" "$d/"
-	mkdir -p "$d/include/drm"
-	cp "$d/$header" "$d/include/drm/"
-	# NOSTDINC_FLAGS comes before the kernel's include directories
-	printf 'obj-m := drm_userptr_batch.o\nccflags-y := -I$(src)\nNOSTDINC_FLAGS += -I$(src)/include\n' >"$d/Kbuild"
-	kmake "$O" -s M="$d" modules
-	# the device at the same revision: it calls what that helper exports
-	echo 'NOSTDINC_FLAGS += -I$(src)/../include' >>"$d/emu/Kbuild"
-	kmake "$O" -s M="$d/emu" modules
+	helper_tree "$rev" "$top/build/ab-helper/$v"
+	helper_build "$O" "$top/build/ab-helper/$v"
 done
 exec "$top/scripts/vm-run" "${clock[@]}" --flavour bench --mem 1024 --no-kmemleak --timeout 3000 \
 	--out "$BUILD/ab-helper/run" -- "$top/tools/bench/ab-helper.sh" --guest "$rounds"
