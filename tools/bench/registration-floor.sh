@@ -12,7 +12,9 @@
 # order. In one bench guest that counts instructions (scripts/vm-run
 # --icount), userptr-virgl -O registers the blob and the contiguous
 # reference, once with the series' helper as it is, then with the floor's
-# measurements on.
+# measurements on, then with the helper's first read done the floor's way
+# (floor_read: HMM's path only for a window that misses a page), after a
+# run that reads back every page through the device that way.
 #
 #   tools/bench/registration-floor.sh [-R] [-r REPS] [-n PAGES]... OUTDIR
 #
@@ -26,12 +28,15 @@
 # C plus the walk alone (no read, check or sort of the ranges at all); C
 # plus the checks and a walk in device order (no sort: no overlap check,
 # no notifier windows); C plus the checks, the series' sort and windows
-# and a walk in address order. Host side; about 8 minutes.
+# and a walk in address order. A second table gives both registrations
+# with the series' read and with the floor's, and the batch with the
+# floor's read against the contiguous range with the series' (HMM's, as
+# amdgpu reads a userptr). Host side; about 10 minutes.
 # Example (2026-11-29, bench kernel, N = 4096):
 #
 #   | guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk |
 #   | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-#   | 2048 MiB | 3052 | 3.77 | 361 | 40 | 79 | 57 | 97 | 1.44 | 2.05 | 2.35 |
+#   | 2048 MiB | 3052 | 3.77 | 361 | 40 | 79 | 57 | 99 | 1.44 | 2.06 | 2.35 |
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rams="64 256 1024 2048 16384"
@@ -47,6 +52,11 @@ if [ "${1:-}" = --guest ]; then
 	insmod "$fl/emu/userptr_emu.ko"
 	. "$top/tools/bench/bench-guest.sh"
 	p=/sys/module/drm_userptr_batch/parameters
+	# the floor's read gives the device the right pages (each one checked)
+	echo 1 >$p/floor_read
+	"$bin/userptr-virgl" -n 4096 -G 256 -w batch -r 2 -o "$out/read_check.json" \
+		>"$out/read_check.txt"
+	echo 0 >$p/floor_read
 	for n in "$@"; do
 		for ram in $rams; do
 			touch=$(virgl_touch "$ram")
@@ -67,6 +77,9 @@ if [ "${1:-}" = --guest ]; then
 					>"$out/floor_${n}_${ram}_$way.json"
 			done
 			echo 0 >$p/floor_enable
+			echo 1 >$p/floor_read
+			"${virgl[@]}" -w batch -w contiguous -o "$out/read_${n}_$ram.json" >/dev/null
+			echo 0 >$p/floor_read
 		done
 	done
 	exit 0
@@ -139,6 +152,21 @@ for n in "${sizes[@]}"; do
 			"| \($ram) MiB | \($k) | \($s.ways.batch.register_ms / $s.ways.contiguous.register_ms | r2) | \($series | round) | \($fill / $k | round) | \($order / $k | round) | \($walk / $k | round) | \($dev / $k | round) | \(($C + $walk) / $C | r2) | \(($C + $fill + $dev) / $C | r2) | \(($C + $fill + $order + $walk) / $C | r2) |"' \
 			"$out/series_${n}_$ram.json" "$out/floor_${n}_${ram}_batch.json" \
 			"$out/floor_${n}_${ram}_contiguous.json"
+	done
+	echo
+	echo "N = $n: thousands of instructions a registration, with the series' read" \
+		"(HMM) and with the floor's (floor_read)"
+	echo
+	echo "| guest RAM | batch | batch, floor's read | contiguous | contiguous, floor's read | batch / contiguous | the same, floor's read | batch, floor's read / contiguous |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	for ram in $rams; do
+		[ -s "$out/read_${n}_$ram.json" ] || die "no read_${n}_$ram.json: $out/guest.log"
+		jq -r -s --arg ram "$ram" '
+			def r2: . * 100 | round / 100;
+			(.[0].ways | map_values(.register_ms * 1000)) as $s |
+			(.[1].ways | map_values(.register_ms * 1000)) as $f |
+			"| \($ram) MiB | \($s.batch | round) | \($f.batch | round) | \($s.contiguous | round) | \($f.contiguous | round) | \($s.batch / $s.contiguous | r2) | \($f.batch / $f.contiguous | r2) | \($f.batch / $s.contiguous | r2) |"' \
+			"$out/series_${n}_$ram.json" "$out/read_${n}_$ram.json"
 	done
 	echo
 done
