@@ -36,14 +36,12 @@ if [ "${1:-}" = --guest ]; then
 	out=${VM_OUT:?run under scripts/vm-run}
 	bin=$top/build/bin
 	ab=$top/build/ab-helper
+	. "$top/tools/bench/helper-modules.sh"
 	# the summary reads every round's file: none of an earlier run
 	rm -f "$out"/old-*.json "$out"/new-*.json
 	for round in $(seq "$rounds"); do
 		for v in old new; do
-			modprobe -r userptr_emu 2>/dev/null || true
-			rmmod drm_userptr_batch 2>/dev/null || true
-			insmod "$ab/$v/drm_userptr_batch.ko"
-			insmod "$ab/$v/emu/userptr_emu.ko"
+			helper_load "$ab/$v"
 			for lay in scattered one-mapping; do
 				opt=()
 				[ $lay = one-mapping ] && opt=(--one-mapping)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by ab-helper.sh and registration-floor.sh (host side, after
-# scripts/lib.sh): the helper module and the emulated device built out of
-# the kernel tree, from the series at a project revision, against the
-# bench kernel.
+# Sourced by ab-helper.sh and registration-floor.sh: the helper module and
+# the emulated device built out of the kernel tree, from the series at a
+# project revision, against the bench kernel (helper_tree, helper_build:
+# host side, after scripts/lib.sh), and loaded in the guest in place of
+# the kernel's (helper_load).
 
 # the helper's files, which the series adds (patches 3-6)
 helper_c=drivers/gpu/drm/drm_userptr_batch.c
@@ -58,4 +59,13 @@ helper_build() {
 	# the device of the same revision: it calls what that helper exports
 	echo 'NOSTDINC_FLAGS += -I$(src)/../include' >>"$d/emu/Kbuild"
 	kmake "$o" -s M="$d/emu" modules
+}
+
+# helper_load DIR: in the guest, the pair helper_build made in DIR
+# instead of whatever helper and device are loaded
+helper_load() {
+	modprobe -r userptr_emu 2>/dev/null || true
+	rmmod drm_userptr_batch 2>/dev/null || true
+	insmod "$1/drm_userptr_batch.ko"
+	insmod "$1/emu/userptr_emu.ko"
 }

@@ -45,11 +45,8 @@ if [ "${1:-}" = --guest ]; then
 	# in the guest: OUT REPS PAGES...
 	out=$2 reps=$3
 	shift 3
-	fl=$top/build/registration-floor
-	modprobe -r userptr_emu 2>/dev/null || true
-	rmmod drm_userptr_batch 2>/dev/null || true
-	insmod "$fl/drm_userptr_batch.ko"
-	insmod "$fl/emu/userptr_emu.ko"
+	. "$top/tools/bench/helper-modules.sh"
+	helper_load "$top/build/registration-floor"
 	. "$top/tools/bench/bench-guest.sh"
 	p=/sys/module/drm_userptr_batch/parameters
 	# the floor's read gives the device the right pages (each one checked)
