@@ -59,7 +59,9 @@ TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 
 .PHONY: all tests tool-deps hsa-deps kernel kernel-deb modules check demo bench deps clean distclean \
 	vmlinux-h uapi man install uninstall deb kcsan
-all: $(TOOLS) libuserptr
+# the man pages too: `make && sudo make install` then builds nothing as
+# root, which would leave files in build/ that the user cannot remove
+all: $(TOOLS) libuserptr man
 tests: $(TESTS)
 
 # the Debian packages the tools build with (dpkg is asked, nothing is
@@ -293,7 +295,8 @@ $(BUILD)/man/libuserptr.3: docs/libuserptr.md scripts/man-page scripts/man-table
 # make install / uninstall: PREFIX (/usr/local) and DESTDIR, as usual;
 # kfdtrace in sbin (it needs CAP_BPF and CAP_PERFMON, man section 8, as
 # bpftool); LIBDIR for a multiarch one (/usr/lib/x86_64-linux-gnu).
-# ldconfig is left to the caller (or the package).
+# ldconfig runs when root installs into the system (no DESTDIR); a
+# package runs it from its triggers.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 LIBDIR ?= $(PREFIX)/lib
@@ -305,14 +308,9 @@ LIB_HEADERS := tools/libuserptr/userptr.h tools/libuserptr/hsakmt_compat.h
 INSTALL ?= install
 D := $(DESTDIR)
 
-$(BUILD)/lib/libuserptr.pc: tools/libuserptr/libuserptr.pc.in Makefile
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< >$@
-# the paths are in the file: made anew for every install
-.PHONY: $(BUILD)/lib/libuserptr.pc
-
-install: $(BIN)/kfdtrace libuserptr $(MAN_PAGES) $(BUILD)/lib/libuserptr.pc
+# The pkg-config file has the install's paths: written by install
+# itself, straight into the destination, not into build/.
+install: $(BIN)/kfdtrace libuserptr $(MAN_PAGES)
 	$(INSTALL) -d $(D)$(SBINDIR) $(D)$(LIBDIR)/pkgconfig $(D)$(INCLUDEDIR)/libuserptr \
 		$(D)$(DATADIR)/kfdtrace/bpftrace $(D)$(MANDIR)/man8 $(D)$(MANDIR)/man3
 	$(INSTALL) -m 0755 $(BIN)/kfdtrace $(D)$(SBINDIR)/kfdtrace
@@ -322,9 +320,13 @@ install: $(BIN)/kfdtrace libuserptr $(MAN_PAGES) $(BUILD)/lib/libuserptr.pc
 	ln -sfn libuserptr.so.$(LIB_SOVER) $(D)$(LIBDIR)/libuserptr.so
 	$(INSTALL) -m 0644 $(LIB) $(D)$(LIBDIR)/
 	$(INSTALL) -m 0644 $(LIB_HEADERS) $(D)$(INCLUDEDIR)/libuserptr/
-	$(INSTALL) -m 0644 $(BUILD)/lib/libuserptr.pc $(D)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
+	    tools/libuserptr/libuserptr.pc.in >$(D)$(LIBDIR)/pkgconfig/libuserptr.pc
+	chmod 0644 $(D)$(LIBDIR)/pkgconfig/libuserptr.pc
 	$(INSTALL) -m 0644 $(BUILD)/man/kfdtrace.8 $(D)$(MANDIR)/man8/
 	$(INSTALL) -m 0644 $(BUILD)/man/libuserptr.3 $(D)$(MANDIR)/man3/
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(D)$(SBINDIR)/kfdtrace \

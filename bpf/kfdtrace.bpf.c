@@ -715,7 +715,8 @@ int BPF_KRETPROBE(kt_emu_ioctl_kretprobe, long ret)
  */
 /*
  * The pages of hmm_range_fault_many()'s @count ranges (the helper gives it
- * at most 64), or of hmm_range_fault()'s one range when @count is 0.
+ * at most 256, DRM_USERPTR_READ_RUNS), or of hmm_range_fault()'s one range
+ * when @count is 0.
  */
 #define KT_HMM_MANY_MAX	256
 

@@ -32,7 +32,7 @@
 #
 # Per row the median of the rounds and the overheads in percent. Then
 # one more traced run with the kernel's BPF statistics on gives each
-# probe's own run time. Example output: docs/kfdtrace.md.
+# probe's own run time. Example output: docs/results/kfdtrace-overhead.md.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-3}

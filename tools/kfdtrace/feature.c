@@ -552,7 +552,7 @@ static void probe_dev(struct feature *f, const char *dev, const char *absent)
 
 /* the batch ioctl exists when its device's sysfs attribute does, which holds the cap */
 static void probe_batch(struct feature *f, const char *attr, const char *dev_dir,
-			const char *absent)
+			const char *absent, const char *none)
 {
 	FILE *fp = fopen(attr, "r");
 	unsigned int cap;
@@ -571,7 +571,7 @@ static void probe_batch(struct feature *f, const char *attr, const char *dev_dir
 	} else if (access(dev_dir, F_OK)) {
 		say(f, "no %s (%s)", dev_dir, absent);
 	} else {
-		say(f, "no %s: the device has no batch ioctl (one ioctl a range)", attr);
+		say(f, "no %s: %s", attr, none);
 	}
 }
 
@@ -769,10 +769,12 @@ int do_feature(int argc, char **argv)
 		probe_group(&feats[F_GROUP + g], g, &o, cannot);
 	probe_dev(&feats[F_KFD_DEV], "/dev/kfd", "amdgpu with amdkfd not loaded");
 	probe_batch(&feats[F_KFD_BATCH], KFD_BATCH_ATTR, "/sys/class/kfd/kfd",
-		    "amdgpu with amdkfd not loaded");
+		    "amdgpu with amdkfd not loaded",
+		    "this kernel's amdkfd has no batch ioctl, the series (kernel/patches) is not in it: one ioctl a range");
 	probe_dev(&feats[F_EMU_DEV], "/dev/userptr_emu", "userptr_emu not loaded");
 	probe_batch(&feats[F_EMU_BATCH], EMU_BATCH_ATTR, "/sys/class/misc/userptr_emu",
-		    "userptr_emu not loaded");
+		    "userptr_emu not loaded",
+		    "the device has no batch ioctl (loaded with hide_batch=1): one ioctl a range");
 	probe_cgroup(&feats[F_CGROUP]);
 
 	if (a.json)

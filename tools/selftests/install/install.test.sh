@@ -18,12 +18,30 @@ rm -rf "$out"
 mkdir -p "$out"
 cd "$top" || exit 1
 
+# `make && sudo make install`: make builds what install needs, so that
+# install, as root, writes nothing into build/ (files the user could not
+# remove then)
+if ! make --no-print-directory all >"$out/all.log" 2>&1; then
+	tap_diag_last 20 <"$out/all.log"
+	tap_fail "make all"
+	exit 1
+fi
+touch "$out/after-all"
 if ! make --no-print-directory install DESTDIR="$d" >"$out/install.log" 2>&1; then
 	tap_diag_last 20 <"$out/install.log"
 	tap_fail "make install DESTDIR=..."
 	exit 1
 fi
 tap_ok "make install DESTDIR=... (PREFIX $p)"
+# (build/check: this test's files, and the log scripts/check writes)
+written=$(find "$top/build" -newer "$out/after-all" ! -path "$top/build/check" \
+	! -path "$top/build/check/*" 2>&1)
+if [ -z "$written" ]; then
+	tap_ok "make install after make all writes nothing into build/"
+else
+	tap_diag <<<"$written"
+	tap_fail "make install after make all writes nothing into build/"
+fi
 
 want="$p/include/libuserptr/hsakmt_compat.h
 $p/include/libuserptr/userptr.h
