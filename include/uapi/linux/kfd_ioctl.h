@@ -464,9 +464,9 @@ struct kfd_ioctl_userptr_range {
  *              must not overlap each other
  * @num_ranges: number of ranges, at least 1 and at most the cap, the
  *              drm_userptr_batch.max_ranges module parameter (8192 by
- *              default, at most 1048576; 40 bytes of kernel memory per
- *              range, and one interval notifier per window of
- *              neighbouring ranges)
+ *              default, at most 1048576; up to 29 bytes of kernel
+ *              memory per range, and one interval notifier per window
+ *              of neighbouring ranges)
  * @gpu_id:     device identifier
  * @flags:      KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, required, and any of
  *              WRITABLE, EXECUTABLE, PUBLIC, NO_SUBSTITUTE, COHERENT,
