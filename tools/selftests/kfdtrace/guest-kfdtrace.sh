@@ -63,6 +63,31 @@ bpftrace_views() {
 		'^@evict_to_restore_us:' '^@populate_us:'
 }
 
+# hmm_fault.bt on reads of up to 256 runs a call (the helper's
+# DRM_USERPTR_READ_RUNS): a blob of 1024 guest pages at random frames of
+# 64 MiB of touched guest RAM, registered as one batch twice (the
+# workload's warm-up and its repetition), is read in calls of 156 to 224
+# runs with nothing to fault. The view sums the pages of every range of
+# each call: at least the blob's a registration (gap pages walked inside
+# runs add to them), and as many as kfdtrace's hmm probe counts over the
+# same command. BT_HMM_SCRIPT runs another script in its place.
+hmm_fault_many() {
+	local cmd="$top/build/bin/userptr-virgl -n 1024 -G 64 -O -r 1 -w batch"
+	local out bt kt name="hmm_fault.bt: every range of reads of up to 256 runs, as kfdtrace"
+
+	out=$(bt_run "${BT_HMM_SCRIPT:-$top/bpf/bpftrace/hmm_fault.bt}" -c "$cmd" 2>&1)
+	bt=$(sed -n 's/^@pages: //p' <<<"$out")
+	"$top/build/bin/kfdtrace" record -a -o "$tmp/many.json" -- $cmd >"$tmp/many.txt" 2>&1
+	kt=$(jq -r '.hmm.pages' "$tmp/many.json" 2>/dev/null)
+	if [[ $bt =~ ^[0-9]+$ ]] && [ "$bt" -ge 2048 ] && [ "$bt" = "$kt" ]; then
+		tap_ok "$name ($bt pages)"
+	else
+		echo "view: ${bt:-none} pages, kfdtrace: ${kt:-none}, the blob's: 2048" | tap_diag
+		tap_diag_last 20 . <<<"$out"
+		tap_fail "$name"
+	fi
+}
+
 # same_ioctl_counts NAME DRIVER.json OTHER.json AT: OTHER counted the
 # device at AT and has DRIVER's ioctl counts, calls, errors and ranges by
 # class, by name and by errno (not the time: the driver's or the
@@ -284,6 +309,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
 		-t register_4096_under_invalidation_storm -t gap_invalidation_evicts_nothing
 	bpftrace_views
+	hmm_fault_many
 	attribution_and_following
 	cgroup_filter
 	tap_run "userptr-stress: no stale read, and kfdtrace's verdict passes" \
