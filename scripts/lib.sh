@@ -4,8 +4,25 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 KSRC=$BUILD/linux			# the kernel git tree (base + series)
-KVER_PINNED=$(sed -n 's/^version //p' "${KBASE:-$TOP/kernel/BASE}")	# what the series is based on
-KTARBALL=${KTARBALL:-/usr/src/linux-source-6.12.tar.xz}	# KBASE, KTARBALL: for the scripts' tests
+# kernel/BASE (KBASE: for the scripts' tests): the Debian package whose
+# tarball is the base, the suite that serves it, and the pins (tarball
+# sha256, base commit) of the package version on its "pinned" line
+_kbase=${KBASE:-$TOP/kernel/BASE}
+KPKG=$(sed -n 's/^package \([^ ]*\) .*/\1/p' "$_kbase")		# linux-source-7.3
+KPKG_VER=$(sed -n 's/^package [^ ]* //p' "$_kbase")		# 7.3.4-1~bpo13+1
+KSUITE=$(sed -n 's/^suite //p' "$_kbase")
+# what the series is based on: the "version" line (the scripts' tests), else
+# the package's upstream version
+KVER_PINNED=$(sed -n 's/^version //p' "$_kbase")
+[ -n "$KVER_PINNED" ] || { KVER_PINNED=${KPKG_VER%-*}; KVER_PINNED=${KVER_PINNED#*:}; }
+# kbase_pin FIELD: a pin of kernel/BASE ("tarball-sha256", "commit"), empty
+# when the pins are of another package version than the "package" line's
+kbase_pin() {
+	local pinned
+	pinned=$(sed -n 's/^pinned //p' "$_kbase")
+	[ -z "$pinned" ] || [ "$pinned" = "$KPKG_VER" ] || return 0
+	sed -n "s/^$1 //p" "$_kbase"
+}
 # The base commit, kept once per machine as ccache keeps objects: a fresh
 # clone checks it out instead of unpacking and committing the tarball again.
 # Empty: no cache (also without HOME).
@@ -14,6 +31,11 @@ KBASE_CACHE=${KBASE_CACHE-${_cache_home:+$_cache_home/kfd-batch-userptr/linux-ba
 # Booted guests saved by scripts/vm-run, per kernel, memory and command
 # line: later runs start from them. Empty: every run boots.
 VM_SNAP_CACHE=${VM_SNAP_CACHE-${_cache_home:+$_cache_home/kfd-batch-userptr/vm-snap}}
+# Debian's kernel source packages, fetched once per machine by
+# scripts/kernel-source: their tarballs, one per package version
+KSRC_CACHE=${KSRC_CACHE-${_cache_home:+$_cache_home/kfd-batch-userptr/linux-source}}
+# the base's tarball (KTARBALL: for the scripts' tests)
+KTARBALL=${KTARBALL:-${KSRC_CACHE:-$BUILD/linux-source}/${KPKG}_$KPKG_VER.tar.xz}
 PATCHES=${KPATCHES:-$TOP/kernel/patches}	# KPATCHES: for the scripts' tests
 STAMP=$KSRC/.git/kfdbatch-applied	# "<series fingerprint> <HEAD after am>"
 JOBS=${JOBS:-$(($(nproc) + 1))}

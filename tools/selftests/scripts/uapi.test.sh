@@ -18,7 +18,7 @@ if ! out=$(INCLUDE_DEST=$want "$top/scripts/uapi-sync" 2>&1); then
 	tap_fail "scripts/uapi-sync: base + series' UAPI headers made"
 	exit 1
 fi
-for h in linux/kfd_ioctl.h drm/drm.h drm/drm_mode.h; do
+for h in linux/kfd_ioctl.h drm/drm.h drm/drm_mode.h linux/bits.h linux/const.h; do
 	if cmp -s "$top/include/uapi/$h" "$want/uapi/$h"; then
 		tap_ok "include/uapi/$h is base + series, as headers_install makes it"
 	else
