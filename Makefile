@@ -38,7 +38,7 @@ built_flavours := $(foreach f,test bench,$(if $(wildcard $(BUILD)/kernel-$(f)/vm
 TOOLS_FLAVOUR := $(firstword $(built_flavours) $(FLAVOUR))
 TOOLS_KOBJ := $(BUILD)/kernel-$(TOOLS_FLAVOUR)
 KHDR := $(TOOLS_KOBJ)/usr/include
-MODULES := splat-test
+MODULES := splat-test kfd-node-shim
 
 CC := gcc
 CFLAGS ?= -O2 -g
@@ -78,20 +78,25 @@ $(KHDR)/linux/kfd_ioctl.h:
 		INSTALL_HDR_PATH=$(abspath $(TOOLS_KOBJ)/usr)
 
 # The kernel's own HMM selftest, from the same tree as the kernel, built as
-# a copy whose "../kselftest_harness.h" is tools/selftests/lib/tcg_harness.h:
-# the same tests, with timeouts for an emulated CPU.
+# a copy whose "kselftest_harness.h", found next to it before the include
+# path, is tools/selftests/lib/tcg_harness.h: the same tests, with timeouts
+# for an emulated CPU. It links the two files of its directory that
+# selftests/mm's Makefile gives every program there.
 HMM_TESTS_SRC := $(KSRC)/tools/testing/selftests/mm/hmm-tests.c
+HMM_TESTS_LIBS := $(addprefix $(KSRC)/tools/testing/selftests/mm/,vm_util.c hugepage_settings.c)
 HMM_TESTS_DIR := $(BUILD)/hmm-tests
-$(HMM_TESTS_SRC): $(KHDR)/linux/kfd_ioctl.h ;
+$(HMM_TESTS_SRC) $(HMM_TESTS_LIBS): $(KHDR)/linux/kfd_ioctl.h ;
 $(HMM_TESTS_DIR)/mm/hmm-tests.c: $(HMM_TESTS_SRC)
 	@mkdir -p $(@D)
 	cp $< $@
-$(HMM_TESTS_DIR)/kselftest_harness.h: tools/selftests/lib/tcg_harness.h
+$(HMM_TESTS_DIR)/mm/kselftest_harness.h: tools/selftests/lib/tcg_harness.h
 	@mkdir -p $(@D)
 	cp $< $@
-$(BIN)/hmm-tests: $(HMM_TESTS_DIR)/mm/hmm-tests.c $(HMM_TESTS_DIR)/kselftest_harness.h
+$(BIN)/hmm-tests: $(HMM_TESTS_DIR)/mm/hmm-tests.c $(HMM_TESTS_DIR)/mm/kselftest_harness.h \
+		  $(HMM_TESTS_LIBS)
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC) $< -o $@ -lpthread -lrt -lm
+	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC) -I$(KSRC)/tools/testing/selftests/mm \
+		$< $(HMM_TESTS_LIBS) -o $@ -lpthread -lrt -lm
 
 $(BIN)/amdgpu-smoke: tools/selftests/smoke/amdgpu_smoke.c $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
@@ -124,7 +129,11 @@ $(KSELFTEST)/run_kselftest.sh: $(wildcard $(EMU_SELFTESTS)/*) | $(KHDR)/linux/kf
 BPF_OUT := $(BUILD)/bpf
 BPF_ARCH := x86
 VMLINUX_H := bpf/vmlinux/$(BPF_ARCH)/vmlinux.h
-BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+# -fms-extensions -Wno-microsoft-anon-tag, as 7.3's Makefile builds the
+# kernel (CC_FLAGS_DIALECT): its types embed named structs without a member
+# name (struct ns_common's struct ns_tree), which vmlinux.h keeps and clang
+# otherwise drops from the layout
+BPF_CFLAGS := -g -O2 -Wall -fms-extensions -Wno-microsoft-anon-tag -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -Ibpf/vmlinux/$(BPF_ARCH) -Ibpf
 TOOL_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
 	       -Wno-missing-field-initializers -I$(BPF_OUT) -Ibpf

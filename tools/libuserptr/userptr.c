@@ -29,7 +29,7 @@
  * The batch ioctl exists when its device's attribute does, which holds the
  * kernel's cap. Never the KFD version or the ioctl number: other kernel
  * lines give both other meanings (upstream 1.18 is misc_process_flag, and
- * AMDKFD_IOC_PROFILER sits at the batch ioctl's number).
+ * AMDKFD_IOC_PROFILER holds 0x28, the batch's number on 6.12).
  */
 #define KFD_BATCH_ATTR	"/sys/class/kfd/kfd/userptr_batch_max_ranges"
 #define EMU_BATCH_ATTR	"/sys/class/misc/userptr_emu/userptr_batch_max_ranges"
@@ -272,8 +272,16 @@ static int kfd_open(struct upr_dev *dev, uint32_t want_gpu)
 	int minor, ret;
 
 	dev->fd = open(KFD_PATH, O_RDWR | O_CLOEXEC);
-	if (dev->fd < 0)
-		return fail(-errno, "open %s: %s", KFD_PATH, strerror(errno));
+	if (dev->fd < 0) {
+		ret = -errno;
+		/*
+		 * Since 7.x, KFD refuses to open without a GPU node (EINVAL):
+		 * the topology says why
+		 */
+		if (ret == -EINVAL && kfd_find_gpu(want_gpu, &dev->gpu_id, &minor))
+			return -ENODEV;
+		return fail(ret, "open %s: %s", KFD_PATH, strerror(-ret));
+	}
 	if (ioctl(dev->fd, AMDKFD_IOC_GET_VERSION, &ver))
 		return fail(-errno, "KFD version: %s", strerror(errno));
 	ret = kfd_find_gpu(want_gpu, &dev->gpu_id, &minor);

@@ -27,6 +27,7 @@
 #define PROBE		"kfdbatch_lookup"
 #define GPU_VA		0x100000000ULL
 #define UNKNOWN_GPU_ID	0xdeadbeefU
+#define BATCH_NR	_IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH)
 
 static long page_size;
 
@@ -64,6 +65,7 @@ enum mutation {
 	VA_UNALIGNED, TOTAL_UNALIGNED, VA_WRAP, OVER_CAP, START_UNALIGNED,
 	SIZE_UNALIGNED, SIZE_0, RANGE_WRAP, ABOVE_TASK_SIZE, OVERLAP,
 	SUM_NE_TOTAL, START_0, CMD_SMALLER, CMD_LARGER, CMD_WRITE_ONLY,
+	SECONDARY,
 };
 
 FIXTURE(kfd_batch)
@@ -228,9 +230,9 @@ FIXTURE_VARIANT_ADD(kfd_batch, start_0) {
 };
 
 /*
- * The number with another command: what a caller built for another
- * kernel line's ioctl at 0x28 (upstream's AMDKFD_IOC_PROFILER) sends.
- * amdkfd takes other sizes for its other ioctls; not for this one.
+ * The number with another size or direction: what a caller built with
+ * another layout sends. amdkfd takes other sizes for its other ioctls;
+ * not for this one.
  */
 FIXTURE_VARIANT_ADD(kfd_batch, cmd_smaller) {
 	.mutation = CMD_SMALLER,
@@ -247,6 +249,17 @@ FIXTURE_VARIANT_ADD(kfd_batch, cmd_larger) {
 FIXTURE_VARIANT_ADD(kfd_batch, cmd_write_only) {
 	.mutation = CMD_WRITE_ONLY,
 	.err = ENOTTY,
+	.lookups = 0,
+};
+
+/*
+ * A secondary KFD process (AMDKFD_IOC_CREATE_PROCESS on the file) takes no
+ * userptr on 7.3: the batch is refused as a single userptr is, with
+ * EOPNOTSUPP, before any argument or the gpu_id is looked at.
+ */
+FIXTURE_VARIANT_ADD(kfd_batch, secondary_process) {
+	.mutation = SECONDARY,
+	.err = EOPNOTSUPP,
 	.lookups = 0,
 };
 
@@ -389,14 +402,18 @@ TEST_F(kfd_batch, errno_and_no_device_lookup)
 		r[0].start = 0;
 		break;
 	case CMD_SMALLER:
-		cmd = _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x28, sizeof(*args) - 8);
+		cmd = _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, BATCH_NR, sizeof(*args) - 8);
 		break;
 	case CMD_LARGER:
 		/* the fixture's next member keeps the 8 bytes more readable */
-		cmd = _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x28, sizeof(*args) + 8);
+		cmd = _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, BATCH_NR, sizeof(*args) + 8);
 		break;
 	case CMD_WRITE_ONLY:
-		cmd = _IOC(_IOC_WRITE, AMDKFD_IOCTL_BASE, 0x28, sizeof(*args));
+		cmd = _IOC(_IOC_WRITE, AMDKFD_IOCTL_BASE, BATCH_NR, sizeof(*args));
+		break;
+	case SECONDARY:
+		ASSERT_EQ(0, ioctl(self->fd, AMDKFD_IOC_CREATE_PROCESS))
+			TH_LOG("AMDKFD_IOC_CREATE_PROCESS: %s", strerror(errno));
 		break;
 	}
 
@@ -411,15 +428,69 @@ TEST_F(kfd_batch, errno_and_no_device_lookup)
 	EXPECT_EQ(0, args->handle);
 }
 
-/* the published layout: number 0x28, 48 bytes, ranges of 16 */
+/*
+ * On a secondary KFD process (AMDKFD_IOC_CREATE_PROCESS) a single userptr
+ * and a batch of one range over the same page are refused alike.
+ */
+TEST(secondary_process_refuses_single_and_batch)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_batch_args batch = { 0 };
+	struct kfd_ioctl_alloc_memory_of_gpu_args one = { 0 };
+	struct kfd_ioctl_userptr_range r;
+	int fd, single_errno;
+	char *p;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		SKIP(return, "no /dev/kfd: amdgpu with amdkfd not loaded");
+	ASSERT_GE(fd, 0) TH_LOG("open /dev/kfd: %s", strerror(errno));
+	p = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ioctl(fd, AMDKFD_IOC_CREATE_PROCESS))
+		TH_LOG("AMDKFD_IOC_CREATE_PROCESS: %s", strerror(errno));
+
+	one.va_addr = GPU_VA;
+	one.size = page_size;
+	one.mmap_offset = (unsigned long)p;
+	one.gpu_id = UNKNOWN_GPU_ID;
+	one.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &one));
+	single_errno = errno;
+	EXPECT_EQ(EOPNOTSUPP, single_errno) TH_LOG("single: %s", strerror(single_errno));
+
+	r.start = (unsigned long)p;
+	r.size = page_size;
+	batch.va_addr = GPU_VA;
+	batch.total_size = page_size;
+	batch.ranges_ptr = (unsigned long)&r;
+	batch.num_ranges = 1;
+	batch.gpu_id = UNKNOWN_GPU_ID;
+	batch.flags = one.flags;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH, &batch));
+	EXPECT_EQ(single_errno, errno) TH_LOG("batch: %s", strerror(errno));
+	EXPECT_EQ(0, batch.handle);
+	munmap(p, page_size);
+	close(fd);
+}
+
+/*
+ * The layout on 7.3: the first free number, 0x29 (AMDKFD_IOC_PROFILER holds
+ * 0x28, the number v4 took on 6.12), 48 bytes, ranges of 16, and the minor
+ * version after 7.3's 23.
+ */
 TEST(uapi_layout)
 {
-	EXPECT_EQ(0x28, _IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
+	EXPECT_EQ(0x29, _IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
+	EXPECT_EQ(0x28, _IOC_NR(AMDKFD_IOC_PROFILER));
 	EXPECT_EQ(48, _IOC_SIZE(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
 	EXPECT_EQ(_IOC_READ | _IOC_WRITE, _IOC_DIR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
 	EXPECT_EQ(16, sizeof(struct kfd_ioctl_userptr_range));
-	EXPECT_EQ(0x29, AMDKFD_COMMAND_END);
-	EXPECT_GE(KFD_IOCTL_MINOR_VERSION, 18);
+	EXPECT_EQ(0x2A, AMDKFD_COMMAND_END);
+	EXPECT_EQ(24, KFD_IOCTL_MINOR_VERSION);
 }
 
 /*
