@@ -381,11 +381,17 @@ static __always_inline __u32 read_u32(unsigned long uaddr)
 	return v;
 }
 
-/* a 'K' or 'u' number with a size: KFD's and the device's all have one */
+/*
+ * a 'K' or 'u' number with a size, which all of KFD's and the device's have
+ * but 7.3's AMDKFD_IOC_CREATE_PROCESS: the console's 'K' ioctls (KDGETLED
+ * and the like, 0x4b2f on) have none and are not candidates
+ */
 static __always_inline bool candidate(__u32 cmd)
 {
 	__u32 type = (cmd >> 8) & 0xff;
 
+	if (cmd == KT_KFD_CREATE_PROCESS)
+		return true;
 	return (cmd >> 16) & 0x3fff && (type == KT_KFD_TYPE || type == KT_EMU_TYPE);
 }
 
@@ -827,6 +833,41 @@ int BPF_KPROBE(kt_hmm_many_kprobe, struct hmm_range *ranges, unsigned long nr)
 
 SEC("kretprobe/hmm_range_fault_many")
 int BPF_KRETPROBE(kt_hmm_many_kretprobe, int ret)
+{
+	hmm_kretprobe(ret);
+	return 0;
+}
+
+/*
+ * hmm_range_fault_unlocked_timeout() (7.3 on: drm_gpusvm's faults, Xe's
+ * userptr): a call and its range's pages, as hmm_range_fault(). It takes
+ * the mmap lock itself and lets a fault handler drop it; it calls neither
+ * of the above, so no fault is counted twice.
+ */
+SEC("fentry/hmm_range_fault_unlocked_timeout")
+int BPF_PROG(kt_hmm_unlocked_fentry, struct hmm_range *range)
+{
+	fn_start(traced_task(), KT_FN_HMM);
+	return 0;
+}
+
+SEC("fexit/hmm_range_fault_unlocked_timeout")
+int BPF_PROG(kt_hmm_unlocked_fexit, struct hmm_range *range, unsigned long timeout, int ret)
+{
+	if (traced())
+		hmm_done(range, 0, ret);
+	return 0;
+}
+
+SEC("kprobe/hmm_range_fault_unlocked_timeout")
+int BPF_KPROBE(kt_hmm_unlocked_kprobe, struct hmm_range *range)
+{
+	hmm_kprobe(range, 0);
+	return 0;
+}
+
+SEC("kretprobe/hmm_range_fault_unlocked_timeout")
+int BPF_KRETPROBE(kt_hmm_unlocked_kretprobe, int ret)
 {
 	hmm_kretprobe(ret);
 	return 0;

@@ -11,6 +11,14 @@
 #include "userptr_emu_uapi.h"
 #include "report.h"
 
+/* the probes classify by these numbers (bpf/kfdtrace.h): the header's */
+_Static_assert(_IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU) == KT_KFD_ALLOC, "KT_KFD_ALLOC");
+_Static_assert(_IOC_NR(AMDKFD_IOC_FREE_MEMORY_OF_GPU) == KT_KFD_FREE, "KT_KFD_FREE");
+_Static_assert(_IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH) == KT_KFD_ALLOC_BATCH,
+	       "KT_KFD_ALLOC_BATCH");
+_Static_assert(AMDKFD_COMMAND_END <= KT_KFD_NR_END, "KT_KFD_NR_END");
+_Static_assert(AMDKFD_IOC_CREATE_PROCESS == KT_KFD_CREATE_PROCESS, "KT_KFD_CREATE_PROCESS");
+
 #define KFD(n)	{ "AMDKFD_IOC_" #n, AMDKFD_IOC_##n }
 #define EMU(n)	{ "USERPTR_EMU_IOC_" #n, USERPTR_EMU_IOC_##n }
 
@@ -53,6 +61,8 @@ const struct kt_ioctl_def kt_kfd_ioctls[] = {
 	KFD(EXPORT_DMABUF),
 	KFD(RUNTIME_ENABLE),
 	KFD(DBG_TRAP),
+	KFD(CREATE_PROCESS),
+	KFD(PROFILER),
 	KFD(ALLOC_MEMORY_OF_GPU_BATCH),
 	{}
 };

@@ -88,6 +88,35 @@ hmm_fault_many() {
 	fi
 }
 
+# 7.3's hmm_range_fault_unlocked_timeout(), through which drm_gpusvm
+# (Xe's userptr) faults: hmm-tests' userfaultfd_read has test_hmm read 4
+# pages of a userfaultfd range with it, the test's handler thread filling
+# them while the fault waits without the mmap lock (the device-coherent
+# variant skips: this guest reserves no memory for it). It calls neither
+# hmm_range_fault() nor hmm_range_fault_many(): what the hmm probes and
+# hmm_fault.bt count is that call.
+hmm_unlocked() {
+	local cmd="$top/build/bin/hmm-tests -t userfaultfd_read" out bt
+	local name="hmm_fault.bt: hmm_range_fault_unlocked_timeout() (a userfaultfd range)"
+
+	if ! tap_run "modprobe test_hmm" modprobe test_hmm; then
+		return
+	fi
+	tap_run "kfdtrace: hmm_range_fault_unlocked_timeout() counted (a userfaultfd range)" \
+		"$top/build/bin/kfdtrace" check -a \
+		--expect "status == 0" --expect "probes.hmm == 1" \
+		--expect "hmm.calls >= 1" --expect "hmm.pages >= 4" \
+		--expect "hmm.errors == 0" -- $cmd
+	out=$(bt_run "$top/bpf/bpftrace/hmm_fault.bt" -c "$cmd" 2>&1)
+	bt=$(sed -n 's/^@pages: //p' <<<"$out")
+	if [[ $bt =~ ^[0-9]+$ ]] && [ "$bt" -ge 4 ] && grep -q '^@ret\[0\]: [1-9]' <<<"$out"; then
+		tap_ok "$name ($bt pages)"
+	else
+		tap_diag_last 20 . <<<"$out"
+		tap_fail "$name"
+	fi
+}
+
 # same_ioctl_counts NAME DRIVER.json OTHER.json AT: OTHER counted the
 # device at AT and has DRIVER's ioctl counts, calls, errors and ranges by
 # class, by name and by errno (not the time: the driver's or the
@@ -310,6 +339,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		-t register_4096_under_invalidation_storm -t gap_invalidation_evicts_nothing
 	bpftrace_views
 	hmm_fault_many
+	hmm_unlocked
 	attribution_and_following
 	cgroup_filter
 	tap_run "userptr-stress: no stale read, and kfdtrace's verdict passes" \
