@@ -5,8 +5,9 @@
  * scripts/vm-run must fail a run whose dmesg shows a splat even when the
  * command itself succeeded. This module is how the test suite proves it:
  *
- *   kind=warn  WARN_ON() at load time
- *   kind=leak  allocate and lose buffers, for kmemleak to find
+ *   kind=warn   WARN_ON() at load time
+ *   kind=known  WARN() with a message, for vm-run --known-warning
+ *   kind=leak   allocate and lose buffers, for kmemleak to find
  *
  * Loading succeeds in both cases, so only the kernel log tells.
  */
@@ -16,12 +17,14 @@
 
 static char *kind = "warn";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "what to trigger: warn or leak");
+MODULE_PARM_DESC(kind, "what to trigger: warn, known or leak");
 
 static int __init splat_test_init(void)
 {
 	if (!strcmp(kind, "warn")) {
 		WARN_ON(1);
+	} else if (!strcmp(kind, "known")) {
+		WARN(1, "splat_test: a warning the run knows\n");
 	} else if (!strcmp(kind, "leak")) {
 		int i;
 

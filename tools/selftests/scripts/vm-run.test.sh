@@ -238,6 +238,18 @@ run_vm 126 --no-kmemleak --load splat_test -- true && printf '%s' "$out" | grep 
 	tap_ok "a WARN_ON in the guest fails the run and is printed" ||
 	tap_fail "a WARN_ON in the guest fails the run and is printed"
 
+# a WARN() whose message the run names is let through, and said so; any
+# other still fails it
+run_vm 0 --no-kmemleak --known-warning "a warning the run knows" \
+	-- modprobe splat_test kind=known &&
+	printf '%s' "$out" | grep -q "1 known warning(s) let through: a warning the run knows" &&
+	tap_ok "--known-warning: that WARN() passes the run, counted" ||
+	tap_fail "--known-warning: that WARN() passes the run, counted"
+run_vm 126 --no-kmemleak --known-warning "some other warning" \
+	-- modprobe splat_test kind=known && printf '%s' "$out" | grep -q "WARNING:" &&
+	tap_ok "--known-warning: a WARN() with another message still fails the run" ||
+	tap_fail "--known-warning: a WARN() with another message still fails the run"
+
 # the leak is lost in the command; only the scan before poweroff finds it
 run_vm 126 -- modprobe splat_test kind=leak &&
 	printf '%s' "$out" | grep -q "new suspected memory leak" &&
