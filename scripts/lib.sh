@@ -127,3 +127,14 @@ series_fingerprint() {
 	  series_patches "$1" | while read -r p; do cat "$1/$p"; done; } |
 		sha256sum | cut -d' ' -f1
 }
+
+# apt_own DIR LINE: apt-get and apt-cache options (in APT_OWN) that read
+# only the sources list LINE, with package lists and caches in DIR: a
+# suite that is not the machine's, the machine's apt sources untouched
+apt_own() {
+	mkdir -p "$1/lists/partial" "$1/cache/archives/partial"
+	printf '%s\n' "$2" >"$1/sources.list"
+	APT_OWN=(-o Dir::Etc::sourcelist="$1/sources.list" -o Dir::Etc::sourceparts=-
+		 -o Dir::State::Lists="$1/lists" -o Dir::Cache="$1/cache"
+		 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+}
