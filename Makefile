@@ -205,9 +205,10 @@ LIB_VERSION := 1.0.0
 LIB_SO := $(BUILD)/lib/libuserptr.so.$(LIB_VERSION)
 LIB_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	      -D_GNU_SOURCE -isystem $(UAPI) -Iinclude/test -Itools/libuserptr
-WL_CFLAGS := $(LIB_CFLAGS) -Itools/workloads
+WL_CFLAGS := $(LIB_CFLAGS) -Itools/workloads -Itools/bench/gpusvm
 WL_COMMON := tools/workloads/layout.c tools/workloads/layout.h tools/libuserptr/userptr.h \
-	     tools/libuserptr/hsakmt_compat.h include/test/userptr_emu_uapi.h $(LIB)
+	     tools/libuserptr/hsakmt_compat.h include/test/userptr_emu_uapi.h \
+	     tools/bench/gpusvm/userptr_gpusvm_uapi.h $(LIB)
 
 .PHONY: libuserptr
 libuserptr: $(LIB) $(LIB_SO) $(BUILD)/lib/libuserptr.so

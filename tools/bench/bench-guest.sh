@@ -2,7 +2,8 @@
 # Sourced by the benchmarks that run in the guest (bench-matrix.sh,
 # bench-icount.sh, kfdtrace-overhead.sh and, through perf-guest.sh, the
 # perf ones): sets $bin to the project's userspace binaries and loads the
-# emulated device if it is not loaded yet. Needs $top.
+# emulated device if it is not loaded yet; load_gpusvm loads the
+# bench-only drm_gpusvm module. Needs $top.
 bin=$top/build/bin
 if [ ! -e /dev/userptr_emu ]; then
 	. "$top/tools/selftests/userptr/lib.sh"
@@ -14,4 +15,20 @@ fi
 # a sparse sample, so that it fits the machine (make bench's span rows)
 virgl_touch() {
 	if [ "$1" -le 2048 ]; then echo all; else echo sparse; fi
+}
+
+# load_gpusvm DIR: the bench-only userptr_gpusvm that scripts/bench built
+# in DIR (tools/bench/gpusvm), after drm_gpusvm's helper module (the
+# kernel's, or the one built beside it); 1 with a message when DIR has none
+load_gpusvm() {
+	[ -e /dev/userptr_gpusvm ] && return 0
+	if [ ! -f "$1/userptr_gpusvm.ko" ]; then
+		echo "no $1/userptr_gpusvm.ko (scripts/bench builds it): no gpusvm rows" >&2
+		return 1
+	fi
+	if ! grep -q '^drm_gpusvm_helper ' /proc/modules &&
+	   ! modprobe drm_gpusvm_helper 2>/dev/null; then
+		insmod "$1/drm_gpusvm_helper.ko" || return 1
+	fi
+	insmod "$1/userptr_gpusvm.ko"
 }

@@ -3,19 +3,19 @@
 # The registration rows of the benchmark counted in instructions, run by
 # `make bench` (scripts/bench) in a guest under scripts/vm-run --icount:
 #
-#   tools/bench/bench-icount.sh OUTDIR [REPS] [MAXN]
+#   tools/bench/bench-icount.sh OUTDIR [REPS] [MAXN] [GPUSVM_DIR]
 #
 # There the guest's clock advances one nanosecond per instruction, so
 # these times are thousands of instructions and the same on every run,
 # whatever the host does: the rows whose wall-clock ratios move most with
 # the host's load. 4096 and 8192 ranges of 4 KiB, scattered (the three
 # modes) and inside one mapping (the three modes), the contiguous
-# reference in a VMA per range beside the batch, and the gap probe. One
-# JSON file per row in OUTDIR, named as bench-matrix.sh names the timed
-# ones.
+# reference in a VMA per range beside the batch, the gap probe, and with
+# GPUSVM_DIR bench-matrix.sh's drm_gpusvm rows. One JSON file per row in
+# OUTDIR, named as bench-matrix.sh names the timed ones.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$1 reps=${2:-3} maxn=${3:-8192}
+out=$1 reps=${2:-3} maxn=${3:-8192} gpusvm=${4:-}
 mkdir -p "$out"
 . "$top/tools/bench/bench-guest.sh"
 echo "kernel $(uname -r), counted in instructions (QEMU -icount), $reps repetitions"
@@ -32,3 +32,17 @@ done
 n=$((maxn < 4096 ? maxn : 4096))
 echo "== $n gap pages, with and without a batch over them"
 "$bin/userptr-bench" -n "$n" --gap-probe -r "$reps" -o "$out/gap_probe.json"
+if [ -n "$gpusvm" ] && load_gpusvm "$gpusvm"; then
+	for n in 4096 8192; do
+		[ "$n" -le "$maxn" ] || continue
+		echo "== $n x 4k: per-range, batch, contiguous and gpusvm"
+		"$bin/userptr-bench" -n "$n" -s 4k -m per-range -m batch -m contiguous \
+			-m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_s${n}.json"
+		echo "== $n x 4k, one mapping: per-range, batch, contiguous and gpusvm"
+		"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -m per-range -m batch \
+			-m contiguous -m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_m${n}.json"
+		echo "== virgl blob of $n guest pages: per-iovec, batch, contiguous and gpusvm"
+		"$bin/userptr-virgl" -n "$n" -O -w per-range -w batch -w contiguous \
+			-w gpusvm -r "$reps" -o "$out/gpusvm_v${n}_default.json"
+	done
+fi

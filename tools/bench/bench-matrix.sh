@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark matrix, run in the guest by `make bench` (scripts/bench):
 #
-#   tools/bench/bench-matrix.sh OUTDIR [REPS] [MAXN]
+#   tools/bench/bench-matrix.sh OUTDIR [REPS] [MAXN] [GPUSVM_DIR]
 #
 # userptr-bench for N = 1, 16, 256, 4096, 8192 ranges of 4 KiB, and of
 # 2 MiB up to N = 256 (the 2 MiB layouts beyond, 8 GiB and more, do not fit
@@ -17,12 +17,14 @@
 # blobs of 4096 and 8192 pages in guest RAM of 64 MiB to 2 GiB touched whole
 # and 16 GiB touched sparsely (the span's rows), and the price of the
 # batch's notifiers when 2 GiB of guest RAM outside the blob is discarded.
-# Then two runs under kfdtrace
+# Then, with GPUSVM_DIR (the modules scripts/bench built there), the
+# registration the way Xe registers a userptr on 7.3 beside the three
+# modes (gpusvm_*.json). Then two runs under kfdtrace
 # that count what the table cannot: the ioctls of 4096 ranges per range and
 # as a batch, and the ranges one restore faults again.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$1 reps=${2:-5} maxn=${3:-8192}
+out=$1 reps=${2:-5} maxn=${3:-8192} gpusvm=${4:-}
 mkdir -p "$out"
 . "$top/tools/bench/bench-guest.sh"
 echo "kernel $(uname -r), $(nproc) CPUs, $reps repetitions"
@@ -127,6 +129,29 @@ echo "== virgl stitching against vm.max_map_count = 1024"
 "$bin/userptr-virgl" --map-limit -n 8192 | tee "$out/virgl_map_limit.txt" ||
 	{ echo "$old" >/proc/sys/vm/max_map_count; exit 1; }
 echo "$old" >/proc/sys/vm/max_map_count
+
+# drm_gpusvm, as Xe registers a userptr on 7.3: a drm_gpusvm_pages and a
+# notifier per range (tools/bench/gpusvm), in one run with per-range,
+# batch and contiguous, on the scattered layout, inside one mapping, and
+# the virgl blob in its default guest RAM and in 2 GiB (registration and
+# teardown: the module reads nothing)
+if [ -n "$gpusvm" ] && load_gpusvm "$gpusvm"; then
+	for n in 4096 8192; do
+		[ "$n" -le "$maxn" ] || continue
+		echo "== $n x 4k: per-range, batch, contiguous and gpusvm"
+		"$bin/userptr-bench" -n "$n" -s 4k -m per-range -m batch -m contiguous \
+			-m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_s${n}.json"
+		echo "== $n x 4k, one mapping: per-range, batch, contiguous and gpusvm"
+		"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -m per-range -m batch \
+			-m contiguous -m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_m${n}.json"
+		for ram in default 2048; do
+			echo "== virgl blob of $n guest pages, guest RAM $ram: per-iovec, batch, contiguous and gpusvm"
+			"$bin/userptr-virgl" -n "$n" $([ "$ram" = default ] || echo "-G $ram") -O \
+				-w per-range -w batch -w contiguous -w gpusvm -r "$reps" \
+				-o "$out/gpusvm_v${n}_${ram}.json"
+		done
+	done
+fi
 
 # what the trace counts: registration ioctls, and the ranges a restore
 # after one invalidation faults again (registration faults all N first)

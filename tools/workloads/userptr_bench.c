@@ -7,6 +7,11 @@
  *   batch       one batch ioctl for all ranges (the series)
  *   contiguous  the same sizes back to back in one mapping, one range: the
  *               reference without fragmentation
+ *   gpusvm      (only with -m gpusvm) the ranges of the batch's layout
+ *               registered in one ioctl as Xe registers userptrs on 7.3,
+ *               a drm_gpusvm_pages and a notifier each, through the
+ *               bench-only module userptr_gpusvm (tools/bench/gpusvm):
+ *               registration and teardown only, the module reads nothing
  *
  * For each it measures registration, the first device access of every
  * range, the restore after invalidating k of the N ranges (MADV_DONTNEED,
@@ -34,6 +39,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +51,19 @@
 #include "layout.h"
 #include "userptr.h"
 #include "userptr_emu_uapi.h"
+#include "userptr_gpusvm_uapi.h"
 
 #define MAX_REPS	64
 #define MAX_KS		4
 #define PIECE		(64ULL << 20)
 #define TIMEOUT_MS	60000
 
-enum { PER_RANGE, BATCH, CONTIGUOUS, NR_MODES };
-static const char *const mode_name[NR_MODES] = { "per-range", "batch", "contiguous" };
+enum { PER_RANGE, BATCH, CONTIGUOUS, GPUSVM, NR_MODES };
+static const char *const mode_name[NR_MODES] = {
+	"per-range", "batch", "contiguous", "gpusvm"
+};
+
+#define GPUSVM_DEV	"/dev/userptr_gpusvm"
 
 enum { M_REGISTER, M_ACCESS, M_TEARDOWN, M_RESTORE };	/* + k index */
 #define NR_METRICS	(M_RESTORE + MAX_KS)
@@ -81,6 +92,7 @@ static double t[NR_MODES][NR_METRICS][MAX_REPS];
 static unsigned int calls[NR_MODES];
 static unsigned int nranges[NR_MODES];
 static int vmas[NR_MODES];	/* VMAs holding the ranges' pages */
+static uint64_t gpusvm_bytes;	/* kernel memory userptr_gpusvm held */
 
 static const char doc[] =
 "Register a scattered layout of N ranges per range, as a batch and as one\n"
@@ -97,7 +109,8 @@ static const struct argp_option opts[] = {
 	{ "invalidate", 'k', "K", 0,
 	  "Restore after invalidating K ranges ('half': N/2); repeatable" },
 	{ "reps", 'r', "REPS", 0, "Repetitions (default 3)" },
-	{ "mode", 'm', "MODE", 0, "per-range, batch or contiguous; repeatable (default all)" },
+	{ "mode", 'm', "MODE", 0,
+	  "per-range, batch, contiguous or gpusvm; repeatable (default the first three)" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON" },
 	{ "backend", 'b', "DEV", 0, "emu (default) or kfd; restore and access need emu" },
 	{ "no-warmup", 'W', NULL, 0,
@@ -210,6 +223,53 @@ static unsigned int pick(unsigned int j, unsigned int k)
 	return (unsigned int)((unsigned long long)j * env.lay.n / k);
 }
 
+/*
+ * The gpusvm mode: the batch's layout registered by userptr_gpusvm in one
+ * ioctl, a drm_gpusvm_pages and a notifier a range, then freed; timed as
+ * the other modes' registration and teardown.
+ */
+static int run_gpusvm(const struct layout *l, unsigned int rep)
+{
+	struct userptr_gpusvm_register_args reg = {
+		.ranges_ptr = (uintptr_t)l->r,
+		.num_ranges = l->n,
+	};
+	struct userptr_gpusvm_free_args fr;
+	double t0;
+	int fd, ret = 0;
+
+	fd = open(GPUSVM_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "%s: %s (load tools/bench/gpusvm's userptr_gpusvm)\n",
+			GPUSVM_DEV, strerror(errno));
+		return ret;
+	}
+	t0 = wl_now();
+	if (ioctl(fd, USERPTR_GPUSVM_IOC_REGISTER, &reg))
+		ret = -errno;
+	t[GPUSVM][M_REGISTER][rep] = wl_now() - t0;
+	if (ret) {
+		fprintf(stderr, "gpusvm: registration: %s\n", strerror(-ret));
+		goto out;
+	}
+	calls[GPUSVM] = 1;
+	nranges[GPUSVM] = l->n;
+	gpusvm_bytes = reg.bytes;
+	if (!rep)
+		vmas[GPUSVM] = wl_vmas(l);
+	fr.handle = reg.handle;
+	t0 = wl_now();
+	if (ioctl(fd, USERPTR_GPUSVM_IOC_FREE, &fr))
+		ret = -errno;
+	t[GPUSVM][M_TEARDOWN][rep] = wl_now() - t0;
+	if (ret)
+		fprintf(stderr, "gpusvm: free: %s\n", strerror(-ret));
+out:
+	close(fd);
+	return ret;
+}
+
 static int run_once(int mode, unsigned int rep,
 		    const uint64_t *sizes, void *buf)
 {
@@ -239,6 +299,11 @@ static int run_once(int mode, unsigned int rep,
 	}
 	if (ret) {
 		fprintf(stderr, "layout of %u ranges: %s\n", env.lay.n, strerror(-ret));
+		return ret;
+	}
+	if (mode == GPUSVM) {
+		ret = run_gpusvm(&l, rep);
+		wl_free(&l);
 		return ret;
 	}
 	ret = upr_open(&dev, &o);
@@ -350,6 +415,12 @@ static bool has(int mode)
 	return env.modes & (1 << mode);
 }
 
+/* the gpusvm mode registers and frees: the module reads nothing */
+static bool measured(int mode, int metric)
+{
+	return mode != GPUSVM || metric == M_REGISTER || metric == M_TEARDOWN;
+}
+
 static void print_table(void)
 {
 	char name[32];
@@ -367,7 +438,10 @@ static void print_table(void)
 			continue;
 		printf("%-11s %6u %6d", mode_name[mode], calls[mode], vmas[mode]);
 		for (m = 0; m < nr_metrics(); m++)
-			printf(" %13.3f", stats(mode, m).med / 1e3);
+			if (measured(mode, m))
+				printf(" %13.3f", stats(mode, m).med / 1e3);
+			else
+				printf(" %13s", "-");
 		printf("\n");
 	}
 	if (has(PER_RANGE) && has(BATCH))
@@ -376,6 +450,9 @@ static void print_table(void)
 	if (has(BATCH) && has(CONTIGUOUS))
 		printf("registration batch/contiguous: %.2fx\n",
 		       ratio(BATCH, CONTIGUOUS, M_REGISTER));
+	if (has(GPUSVM) && has(BATCH))
+		printf("registration gpusvm/batch: %.2fx, %.1f bytes a range held\n",
+		       ratio(GPUSVM, BATCH, M_REGISTER), (double)gpusvm_bytes / env.lay.n);
 }
 
 static int write_json(const char *path, const char *device)
@@ -411,9 +488,14 @@ static int write_json(const char *path, const char *device)
 			written++ ? "," : "", mode_name[mode], calls[mode], nranges[mode]);
 		fprintf(f, "      \"vmas\": %d,\n", vmas[mode]);
 		fprintf(f, "      \"syscalls_per_range\": %.6f", (double)calls[mode] / env.lay.n);
+		if (mode == GPUSVM)
+			fprintf(f, ",\n      \"kernel_bytes\": %llu",
+				(unsigned long long)gpusvm_bytes);
 		for (m = 0; m < nr_metrics(); m++) {
 			struct stat3 s = stats(mode, m);
 
+			if (!measured(mode, m))
+				continue;
 			fprintf(f, ",\n      \"%s\": { \"median_us\": %.1f, ",
 				metric_name(m, name, sizeof(name)), s.med);
 			fprintf(f, "\"min_us\": %.1f, \"max_us\": %.1f, \"us\": [", s.min, s.max);
@@ -437,7 +519,14 @@ static int write_json(const char *path, const char *device)
 			ratio(BATCH, CONTIGUOUS, M_REGISTER));
 		fprintf(f, "\n    \"access_batch_over_contiguous\": %.4f",
 			ratio(BATCH, CONTIGUOUS, M_ACCESS));
+		m = 1;
 	}
+	if (has(GPUSVM) && has(BATCH))
+		fprintf(f, "%s\n    \"register_gpusvm_over_batch\": %.4f", m++ ? "," : "",
+			ratio(GPUSVM, BATCH, M_REGISTER));
+	if (has(GPUSVM) && has(CONTIGUOUS))
+		fprintf(f, "%s\n    \"register_gpusvm_over_contiguous\": %.4f", m++ ? "," : "",
+			ratio(GPUSVM, CONTIGUOUS, M_REGISTER));
 	fprintf(f, "\n  }\n}\n");
 	return fclose(f) ? -errno : 0;
 }

@@ -16,6 +16,10 @@
  *   contiguous  the reference: one userptr over a run of N neighbouring
  *               frames of the same guest RAM, touched as the blob's pages
  *               are and apart from them (what the batch is compared with)
+ *   gpusvm      (only with -w gpusvm) the iovecs registered in one ioctl
+ *               as Xe registers userptrs on 7.3, a drm_gpusvm_pages and a
+ *               notifier each, by the bench-only module userptr_gpusvm
+ *               (tools/bench/gpusvm): registration and teardown only
  *
  * Measured for each: registration, the first device read of the whole blob
  * (every page checked; the contiguous run read in pieces of the iovecs'
@@ -67,6 +71,7 @@
 #include "layout.h"
 #include "userptr.h"
 #include "userptr_emu_uapi.h"
+#include "userptr_gpusvm_uapi.h"
 
 #define PAGE		4096ULL
 #define HUGE_RUN	512		/* 4 KiB pages in a 2 MiB run */
@@ -74,14 +79,16 @@
 #define MAX_REPS	64
 #define TIMEOUT_MS	60000
 
-enum { BATCH, STITCH, PER_RANGE, CONTIGUOUS, NR_WAYS };
+enum { BATCH, STITCH, PER_RANGE, CONTIGUOUS, GPUSVM, NR_WAYS };
 static const char *const way_name[NR_WAYS] = {
-	"batch", "stitch", "per-range", "contiguous",
+	"batch", "stitch", "per-range", "contiguous", "gpusvm",
 };
 /* the JSON's names of the ways, as keys of the ratios */
 static const char *const way_key[NR_WAYS] = {
-	"batch", "stitch", "per_range", "contiguous",
+	"batch", "stitch", "per_range", "contiguous", "gpusvm",
 };
+#define DEFAULT_WAYS	((1 << GPUSVM) - 1)	/* gpusvm needs its module */
+#define GPUSVM_DEV	"/dev/userptr_gpusvm"
 
 enum { M_REGISTER, M_ACCESS, M_RESTORE_1, M_RESTORE_HALF, M_TEARDOWN, NR_METRICS };
 static const char *const metric_name[NR_METRICS] = {
@@ -102,7 +109,7 @@ static struct env {
 	bool register_only;	/* no reads, no restores: a profile of registration */
 	enum upr_backend backend;	/* emu, or kfd (no device reads) */
 	const char *json;
-} env = { .n = 4096, .run_max = 8, .reps = 3, .ways = (1 << NR_WAYS) - 1, .seed = 1,
+} env = { .n = 4096, .run_max = 8, .reps = 3, .ways = DEFAULT_WAYS, .seed = 1,
 	  .backend = UPR_BACKEND_EMU };
 
 static double t[NR_WAYS][NR_METRICS][MAX_REPS];
@@ -377,6 +384,53 @@ static int discard_and_read(int way, int fd, uint64_t va, char *buf, unsigned in
 	return 0;
 }
 
+/*
+ * The gpusvm way: the iovecs registered by userptr_gpusvm in one ioctl, a
+ * drm_gpusvm_pages and a notifier each, then freed; nothing is read.
+ */
+static int run_gpusvm(unsigned int rep)
+{
+	struct userptr_gpusvm_register_args reg = {
+		.ranges_ptr = (uintptr_t)g.iov,
+		.num_ranges = g.niov,
+	};
+	struct userptr_gpusvm_free_args fr;
+	unsigned int v0;
+	double t0;
+	int fd, ret = 0;
+
+	fd = open(GPUSVM_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "%s: %s (load tools/bench/gpusvm's userptr_gpusvm)\n",
+			GPUSVM_DEV, strerror(errno));
+		return ret;
+	}
+	v0 = count_vmas();
+	t0 = wl_now();
+	if (ioctl(fd, USERPTR_GPUSVM_IOC_REGISTER, &reg))
+		ret = -errno;
+	t[GPUSVM][M_REGISTER][rep] = wl_now() - t0;
+	t[GPUSVM][M_ACCESS][rep] = t[GPUSVM][M_RESTORE_1][rep] =
+		t[GPUSVM][M_RESTORE_HALF][rep] = NAN;
+	if (ret) {
+		fprintf(stderr, "gpusvm: registration: %s\n", strerror(-ret));
+		goto out;
+	}
+	vmas[GPUSVM] = count_vmas() - v0;
+	ioctls[GPUSVM] = 1;
+	fr.handle = reg.handle;
+	t0 = wl_now();
+	if (ioctl(fd, USERPTR_GPUSVM_IOC_FREE, &fr))
+		ret = -errno;
+	t[GPUSVM][M_TEARDOWN][rep] = wl_now() - t0;
+	if (ret)
+		fprintf(stderr, "gpusvm: free: %s\n", strerror(-ret));
+out:
+	close(fd);
+	return ret;
+}
+
 static int run_once(int way, unsigned int rep, char *buf)
 {
 	struct upr_opts o = {
@@ -391,6 +445,8 @@ static int run_once(int way, unsigned int rep, char *buf)
 	double t0;
 	int ret, fd;
 
+	if (way == GPUSVM)
+		return run_gpusvm(rep);
 	ret = upr_open(&dev, &o);
 	if (ret) {
 		fprintf(stderr, "%s\n", upr_errmsg());
@@ -486,6 +542,7 @@ static bool has(int way)
 /* the ratios reported: of each measure, way [0] over way [1] */
 static const int ratio_pair[][2] = {
 	{ BATCH, CONTIGUOUS }, { PER_RANGE, BATCH }, { STITCH, BATCH },
+	{ GPUSVM, BATCH }, { GPUSVM, CONTIGUOUS },
 };
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NR_RATIOS	ARRAY_SIZE(ratio_pair)
@@ -920,7 +977,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				found = 1 << w;
 		if (!found)
 			argp_error(state,
-				   "unknown way '%s' (batch, stitch, per-range or contiguous)", arg);
+				   "unknown way '%s' (batch, stitch, per-range, contiguous or gpusvm)",
+				   arg);
 		env.ways |= found;
 		break;
 	case 'T':

@@ -74,6 +74,22 @@ else
 		tap_fail "userptr-virgl --backend kfd without /dev/kfd (exit $rc)"
 	fi
 fi
+# the drm_gpusvm mode and way (make bench only): without the bench's
+# module they exit 1 naming its device and what loads it
+for c in "userptr-bench -m gpusvm" "userptr-virgl -w gpusvm"; do
+	if [ -e /dev/userptr_gpusvm ]; then
+		tap_skip "$c without /dev/userptr_gpusvm" "this machine has one"
+		continue
+	fi
+	rc=0
+	err=$("$bin/${c%% *}" -n 16 -r 1 ${c#* } 2>&1 >/dev/null) || rc=$?
+	if [ $rc -eq 1 ] && [[ $err == *"/dev/userptr_gpusvm: No such file or directory (load tools/bench/gpusvm's userptr_gpusvm)"* ]]; then
+		tap_ok "$c without /dev/userptr_gpusvm: exit 1, naming it and its module"
+	else
+		printf '%s\n' "$err" | tap_diag
+		tap_fail "$c without /dev/userptr_gpusvm (exit $rc)"
+	fi
+done
 help=$("$v" --help)
 if [[ $help == *"--touch=HOW"* && $help == *"--gap-price"* && $help == *contiguous* ]]; then
 	tap_ok "userptr-virgl: --help lists --touch, --gap-price and the contiguous way"
