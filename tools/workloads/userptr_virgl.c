@@ -87,6 +87,7 @@ static const char *const way_name[NR_WAYS] = {
 static const char *const way_key[NR_WAYS] = {
 	"batch", "stitch", "per_range", "contiguous", "gpusvm",
 };
+
 #define DEFAULT_WAYS	((1 << GPUSVM) - 1)	/* gpusvm needs its module */
 #define GPUSVM_DEV	"/dev/userptr_gpusvm"
 
@@ -411,8 +412,9 @@ static int run_gpusvm(unsigned int rep)
 	if (ioctl(fd, USERPTR_GPUSVM_IOC_REGISTER, &reg))
 		ret = -errno;
 	t[GPUSVM][M_REGISTER][rep] = wl_now() - t0;
-	t[GPUSVM][M_ACCESS][rep] = t[GPUSVM][M_RESTORE_1][rep] =
-		t[GPUSVM][M_RESTORE_HALF][rep] = NAN;
+	t[GPUSVM][M_ACCESS][rep] = NAN;
+	t[GPUSVM][M_RESTORE_1][rep] = NAN;
+	t[GPUSVM][M_RESTORE_HALF][rep] = NAN;
 	if (ret) {
 		fprintf(stderr, "gpusvm: registration: %s\n", strerror(-ret));
 		goto out;

@@ -8,6 +8,7 @@
 #ifndef _USERPTR_GPUSVM_UAPI_H
 #define _USERPTR_GPUSVM_UAPI_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -17,7 +18,7 @@ struct userptr_gpusvm_range {
 	__u64 size;		/* bytes, page aligned, not zero */
 };
 
-#define USERPTR_GPUSVM_READONLY		(1U << 0)
+#define USERPTR_GPUSVM_READONLY		_BITUL(0)
 #define USERPTR_GPUSVM_MAX_RANGES	65536
 
 struct userptr_gpusvm_register_args {
