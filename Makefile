@@ -247,7 +247,7 @@ $(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
 # on a real AMD GPU: scripts/hw-check runs it
 $(BIN)/kfd_gpu_tests: tools/selftests/amdkfd/kfd_gpu_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test \
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test -Itools/bench/gpusvm \
 		$< tools/workloads/layout.c -o $@ $(LIB)
 
 # the GPU reading a batch back through the HSA runtime, on a real AMD GPU:
@@ -263,11 +263,11 @@ hsa-deps:
 $(BIN)/kfd_gpu_readback: tools/selftests/amdkfd/kfd_gpu_readback.c $(WL_COMMON) | hsa-deps
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) $(HSA_CFLAGS) -Itools/libuserptr -Itools/workloads \
-		-Iinclude/test $< tools/workloads/layout.c -o $@ $(LIB) $(HSA_LIBS)
+		-Iinclude/test -Itools/bench/gpusvm $< tools/workloads/layout.c -o $@ $(LIB) $(HSA_LIBS)
 
 $(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test \
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test -Itools/bench/gpusvm \
 		$< tools/workloads/layout.c -o $@ $(LIB)
 
 # PID 1 of scripts/vm-run's guest: static, so that it starts without

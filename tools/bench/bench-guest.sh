@@ -32,3 +32,28 @@ load_gpusvm() {
 	fi
 	insmod "$1/userptr_gpusvm.ko"
 }
+
+# gpusvm_rows OUT REPS MAXN RAM...: the drm_gpusvm rows of bench-matrix.sh
+# and bench-icount.sh: 4096 and 8192 ranges of 4 KiB (up to MAXN),
+# scattered and inside one mapping, in the four modes, and the virgl blob
+# of as many pages in each guest RAM given (MiB, or "default"),
+# registered and freed four ways; gpusvm_*.json in OUT
+gpusvm_rows() {
+	local out=$1 reps=$2 maxn=$3 n ram
+	shift 3
+	for n in 4096 8192; do
+		[ "$n" -le "$maxn" ] || continue
+		echo "== $n x 4k: per-range, batch, contiguous and gpusvm"
+		"$bin/userptr-bench" -n "$n" -s 4k -m per-range -m batch -m contiguous \
+			-m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_s${n}.json"
+		echo "== $n x 4k, one mapping: per-range, batch, contiguous and gpusvm"
+		"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -m per-range -m batch \
+			-m contiguous -m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_m${n}.json"
+		for ram in "$@"; do
+			echo "== virgl blob of $n guest pages, guest RAM $ram: per-iovec, batch, contiguous and gpusvm"
+			"$bin/userptr-virgl" -n "$n" $([ "$ram" = default ] || echo "-G $ram") -O \
+				-w per-range -w batch -w contiguous -w gpusvm -r "$reps" \
+				-o "$out/gpusvm_v${n}_${ram}.json"
+		done
+	done
+}

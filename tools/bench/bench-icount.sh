@@ -33,16 +33,5 @@ n=$((maxn < 4096 ? maxn : 4096))
 echo "== $n gap pages, with and without a batch over them"
 "$bin/userptr-bench" -n "$n" --gap-probe -r "$reps" -o "$out/gap_probe.json"
 if [ -n "$gpusvm" ] && load_gpusvm "$gpusvm"; then
-	for n in 4096 8192; do
-		[ "$n" -le "$maxn" ] || continue
-		echo "== $n x 4k: per-range, batch, contiguous and gpusvm"
-		"$bin/userptr-bench" -n "$n" -s 4k -m per-range -m batch -m contiguous \
-			-m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_s${n}.json"
-		echo "== $n x 4k, one mapping: per-range, batch, contiguous and gpusvm"
-		"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -m per-range -m batch \
-			-m contiguous -m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_m${n}.json"
-		echo "== virgl blob of $n guest pages: per-iovec, batch, contiguous and gpusvm"
-		"$bin/userptr-virgl" -n "$n" -O -w per-range -w batch -w contiguous \
-			-w gpusvm -r "$reps" -o "$out/gpusvm_v${n}_default.json"
-	done
+	gpusvm_rows "$out" "$reps" "$maxn" default
 fi

@@ -136,21 +136,7 @@ echo "$old" >/proc/sys/vm/max_map_count
 # the virgl blob in its default guest RAM and in 2 GiB (registration and
 # teardown: the module reads nothing)
 if [ -n "$gpusvm" ] && load_gpusvm "$gpusvm"; then
-	for n in 4096 8192; do
-		[ "$n" -le "$maxn" ] || continue
-		echo "== $n x 4k: per-range, batch, contiguous and gpusvm"
-		"$bin/userptr-bench" -n "$n" -s 4k -m per-range -m batch -m contiguous \
-			-m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_s${n}.json"
-		echo "== $n x 4k, one mapping: per-range, batch, contiguous and gpusvm"
-		"$bin/userptr-bench" -n "$n" -s 4k --one-mapping -m per-range -m batch \
-			-m contiguous -m gpusvm -k 1 -r "$reps" -o "$out/gpusvm_m${n}.json"
-		for ram in default 2048; do
-			echo "== virgl blob of $n guest pages, guest RAM $ram: per-iovec, batch, contiguous and gpusvm"
-			"$bin/userptr-virgl" -n "$n" $([ "$ram" = default ] || echo "-G $ram") -O \
-				-w per-range -w batch -w contiguous -w gpusvm -r "$reps" \
-				-o "$out/gpusvm_v${n}_${ram}.json"
-		done
-	done
+	gpusvm_rows "$out" "$reps" "$maxn" default 2048
 fi
 
 # what the trace counts: registration ioctls, and the ranges a restore

@@ -2,6 +2,7 @@
 /* The workloads' memory layouts (see layout.h) */
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "userptr_emu_uapi.h"
+#include "userptr_gpusvm_uapi.h"
 #include "layout.h"
 
 /* ranges up to this size come from malloc, every other one */
@@ -435,4 +437,43 @@ void wl_backend_arg(const char *arg, enum upr_backend *backend, struct argp_stat
 		*backend = UPR_BACKEND_KFD;
 	else
 		argp_error(state, "unknown backend '%s' (emu or kfd)", arg);
+}
+
+int wl_gpusvm_round(const struct upr_range *r, unsigned int n, double *reg,
+		    double *teardown, uint64_t *bytes)
+{
+	struct userptr_gpusvm_register_args args = {
+		.ranges_ptr = (uintptr_t)r,
+		.num_ranges = n,
+	};
+	struct userptr_gpusvm_free_args fr;
+	double t0;
+	int fd, ret = 0;
+
+	fd = open("/dev/userptr_gpusvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "/dev/userptr_gpusvm: %s (load tools/bench/gpusvm's userptr_gpusvm)\n",
+			strerror(errno));
+		return ret;
+	}
+	t0 = wl_now();
+	if (ioctl(fd, USERPTR_GPUSVM_IOC_REGISTER, &args))
+		ret = -errno;
+	*reg = wl_now() - t0;
+	if (ret) {
+		fprintf(stderr, "gpusvm: registration: %s\n", strerror(-ret));
+		goto out;
+	}
+	*bytes = args.bytes;
+	fr.handle = args.handle;
+	t0 = wl_now();
+	if (ioctl(fd, USERPTR_GPUSVM_IOC_FREE, &fr))
+		ret = -errno;
+	*teardown = wl_now() - t0;
+	if (ret)
+		fprintf(stderr, "gpusvm: free: %s\n", strerror(-ret));
+out:
+	close(fd);
+	return ret;
 }

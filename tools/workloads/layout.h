@@ -96,4 +96,15 @@ int wl_device_read(int fd, uint64_t va, void *buf, uint64_t size,
 int wl_device_write(int fd, uint64_t va, const void *buf, uint64_t size,
 		    unsigned int timeout_ms);
 
+/*
+ * The gpusvm way of make bench: n ranges registered in one ioctl by the
+ * bench-only module userptr_gpusvm (tools/bench/gpusvm), a
+ * drm_gpusvm_pages and a notifier each, as Xe registers userptrs, then
+ * freed. The registration's and the teardown's seconds in *reg and
+ * *teardown, the kernel memory the module held in *bytes. 0, or -errno
+ * with a message naming the step.
+ */
+int wl_gpusvm_round(const struct upr_range *r, unsigned int n, double *reg,
+		    double *teardown, uint64_t *bytes);
+
 #endif /* __LAYOUT_H */

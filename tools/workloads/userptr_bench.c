@@ -39,7 +39,6 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +50,6 @@
 #include "layout.h"
 #include "userptr.h"
 #include "userptr_emu_uapi.h"
-#include "userptr_gpusvm_uapi.h"
 
 #define MAX_REPS	64
 #define MAX_KS		4
@@ -63,7 +61,6 @@ static const char *const mode_name[NR_MODES] = {
 	"per-range", "batch", "contiguous", "gpusvm"
 };
 
-#define GPUSVM_DEV	"/dev/userptr_gpusvm"
 
 enum { M_REGISTER, M_ACCESS, M_TEARDOWN, M_RESTORE };	/* + k index */
 #define NR_METRICS	(M_RESTORE + MAX_KS)
@@ -223,51 +220,20 @@ static unsigned int pick(unsigned int j, unsigned int k)
 	return (unsigned int)((unsigned long long)j * env.lay.n / k);
 }
 
-/*
- * The gpusvm mode: the batch's layout registered by userptr_gpusvm in one
- * ioctl, a drm_gpusvm_pages and a notifier a range, then freed; timed as
- * the other modes' registration and teardown.
- */
+/* the gpusvm mode: the batch's layout, timed as the other modes are */
 static int run_gpusvm(const struct layout *l, unsigned int rep)
 {
-	struct userptr_gpusvm_register_args reg = {
-		.ranges_ptr = (uintptr_t)l->r,
-		.num_ranges = l->n,
-	};
-	struct userptr_gpusvm_free_args fr;
-	double t0;
-	int fd, ret = 0;
+	int ret;
 
-	fd = open(GPUSVM_DEV, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		fprintf(stderr, "%s: %s (load tools/bench/gpusvm's userptr_gpusvm)\n",
-			GPUSVM_DEV, strerror(errno));
+	ret = wl_gpusvm_round(l->r, l->n, &t[GPUSVM][M_REGISTER][rep],
+			      &t[GPUSVM][M_TEARDOWN][rep], &gpusvm_bytes);
+	if (ret)
 		return ret;
-	}
-	t0 = wl_now();
-	if (ioctl(fd, USERPTR_GPUSVM_IOC_REGISTER, &reg))
-		ret = -errno;
-	t[GPUSVM][M_REGISTER][rep] = wl_now() - t0;
-	if (ret) {
-		fprintf(stderr, "gpusvm: registration: %s\n", strerror(-ret));
-		goto out;
-	}
 	calls[GPUSVM] = 1;
 	nranges[GPUSVM] = l->n;
-	gpusvm_bytes = reg.bytes;
 	if (!rep)
 		vmas[GPUSVM] = wl_vmas(l);
-	fr.handle = reg.handle;
-	t0 = wl_now();
-	if (ioctl(fd, USERPTR_GPUSVM_IOC_FREE, &fr))
-		ret = -errno;
-	t[GPUSVM][M_TEARDOWN][rep] = wl_now() - t0;
-	if (ret)
-		fprintf(stderr, "gpusvm: free: %s\n", strerror(-ret));
-out:
-	close(fd);
-	return ret;
+	return 0;
 }
 
 static int run_once(int mode, unsigned int rep,

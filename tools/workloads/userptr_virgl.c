@@ -71,7 +71,6 @@
 #include "layout.h"
 #include "userptr.h"
 #include "userptr_emu_uapi.h"
-#include "userptr_gpusvm_uapi.h"
 
 #define PAGE		4096ULL
 #define HUGE_RUN	512		/* 4 KiB pages in a 2 MiB run */
@@ -89,7 +88,6 @@ static const char *const way_key[NR_WAYS] = {
 };
 
 #define DEFAULT_WAYS	((1 << GPUSVM) - 1)	/* gpusvm needs its module */
-#define GPUSVM_DEV	"/dev/userptr_gpusvm"
 
 enum { M_REGISTER, M_ACCESS, M_RESTORE_1, M_RESTORE_HALF, M_TEARDOWN, NR_METRICS };
 static const char *const metric_name[NR_METRICS] = {
@@ -385,51 +383,19 @@ static int discard_and_read(int way, int fd, uint64_t va, char *buf, unsigned in
 	return 0;
 }
 
-/*
- * The gpusvm way: the iovecs registered by userptr_gpusvm in one ioctl, a
- * drm_gpusvm_pages and a notifier each, then freed; nothing is read.
- */
+/* the gpusvm way: the iovecs; nothing is read (NaN) */
 static int run_gpusvm(unsigned int rep)
 {
-	struct userptr_gpusvm_register_args reg = {
-		.ranges_ptr = (uintptr_t)g.iov,
-		.num_ranges = g.niov,
-	};
-	struct userptr_gpusvm_free_args fr;
-	unsigned int v0;
-	double t0;
-	int fd, ret = 0;
+	uint64_t bytes;
+	int ret;
 
-	fd = open(GPUSVM_DEV, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		fprintf(stderr, "%s: %s (load tools/bench/gpusvm's userptr_gpusvm)\n",
-			GPUSVM_DEV, strerror(errno));
-		return ret;
-	}
-	v0 = count_vmas();
-	t0 = wl_now();
-	if (ioctl(fd, USERPTR_GPUSVM_IOC_REGISTER, &reg))
-		ret = -errno;
-	t[GPUSVM][M_REGISTER][rep] = wl_now() - t0;
 	t[GPUSVM][M_ACCESS][rep] = NAN;
 	t[GPUSVM][M_RESTORE_1][rep] = NAN;
 	t[GPUSVM][M_RESTORE_HALF][rep] = NAN;
-	if (ret) {
-		fprintf(stderr, "gpusvm: registration: %s\n", strerror(-ret));
-		goto out;
-	}
-	vmas[GPUSVM] = count_vmas() - v0;
-	ioctls[GPUSVM] = 1;
-	fr.handle = reg.handle;
-	t0 = wl_now();
-	if (ioctl(fd, USERPTR_GPUSVM_IOC_FREE, &fr))
-		ret = -errno;
-	t[GPUSVM][M_TEARDOWN][rep] = wl_now() - t0;
-	if (ret)
-		fprintf(stderr, "gpusvm: free: %s\n", strerror(-ret));
-out:
-	close(fd);
+	ret = wl_gpusvm_round(g.iov, g.niov, &t[GPUSVM][M_REGISTER][rep],
+			      &t[GPUSVM][M_TEARDOWN][rep], &bytes);
+	if (!ret)
+		ioctls[GPUSVM] = 1;	/* and no VMA: the module maps nothing */
 	return ret;
 }
 
