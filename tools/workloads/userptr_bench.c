@@ -61,7 +61,6 @@ static const char *const mode_name[NR_MODES] = {
 	"per-range", "batch", "contiguous", "gpusvm"
 };
 
-
 enum { M_REGISTER, M_ACCESS, M_TEARDOWN, M_RESTORE };	/* + k index */
 #define NR_METRICS	(M_RESTORE + MAX_KS)
 
