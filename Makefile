@@ -55,7 +55,7 @@ TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/kfd_gpu_tests $(BIN)/kfd_gpu_readback $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
 	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
-	$(BIN)/host-tsc-khz $(KSELFTEST)/run_kselftest.sh
+	$(BIN)/host-tsc-khz $(BIN)/hmm-snapshot $(KSELFTEST)/run_kselftest.sh
 
 .PHONY: all tests tool-deps hsa-deps kernel kernel-deb modules check demo bench deps clean distclean \
 	vmlinux-h uapi man install uninstall deb kcsan
@@ -97,6 +97,11 @@ $(BIN)/hmm-tests: $(HMM_TESTS_DIR)/mm/hmm-tests.c $(HMM_TESTS_DIR)/mm/kselftest_
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC) -I$(KSRC)/tools/testing/selftests/mm \
 		$< $(HMM_TESTS_LIBS) -o $@ -lpthread -lrt -lm
+
+# test_hmm's snapshot of a present range, timed (make bench counts it)
+$(BIN)/hmm-snapshot: tools/bench/hmm_snapshot.c $(KSRC)/lib/test_hmm_uapi.h
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -Wall -I$(KSRC) $< -o $@
 
 $(BIN)/amdgpu-smoke: tools/selftests/smoke/amdgpu_smoke.c $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)

@@ -10,8 +10,9 @@
 # whatever the host does: the rows whose wall-clock ratios move most with
 # the host's load. 4096 and 8192 ranges of 4 KiB, scattered (the three
 # modes) and inside one mapping (the three modes), the contiguous
-# reference in a VMA per range beside the batch, the gap probe, and with
-# GPUSVM_DIR bench-matrix.sh's drm_gpusvm rows. One JSON file per row in
+# reference in a VMA per range beside the batch, the gap probe, test_hmm's
+# snapshot of a present range of as many pages (hmm-snapshot: HMM's read
+# alone), and with GPUSVM_DIR bench-matrix.sh's drm_gpusvm rows. One JSON file per row in
 # OUTDIR, named as bench-matrix.sh names the timed ones.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,6 +33,14 @@ done
 n=$((maxn < 4096 ? maxn : 4096))
 echo "== $n gap pages, with and without a batch over them"
 "$bin/userptr-bench" -n "$n" --gap-probe -r "$reps" -o "$out/gap_probe.json"
+# HMM's read of a present range, as test_hmm's snapshot reads it
+if modprobe test_hmm; then
+	for n in 4096 8192; do
+		[ "$n" -le "$maxn" ] || continue
+		echo "== HMM_DMIRROR_SNAPSHOT of $n present pages"
+		"$bin/hmm-snapshot" -n "$n" -r "$reps" >"$out/hmm_snapshot_$n.json"
+	done
+fi
 if [ -n "$gpusvm" ] && load_gpusvm "$gpusvm"; then
 	gpusvm_rows "$out" "$reps" "$maxn" default
 fi

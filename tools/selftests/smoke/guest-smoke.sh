@@ -83,6 +83,15 @@ if tap_run "modprobe test_hmm ${spm[*]}" modprobe test_hmm "${spm[@]}"; then
 		TAP_FAILED=$((TAP_FAILED + 1))
 	"$bin/hmm-tests" -r hmm.hmm_device_private.migrate_anon_huge_err ||
 		TAP_FAILED=$((TAP_FAILED + 1))
+	# make bench's count of HMM's read (tools/bench/hmm_snapshot.c) reads
+	# what it writes
+	if out=$("$bin/hmm-snapshot" -n 1031 -r 1 2>&1) &&
+	   [ "$(jq -r .pages <<<"$out")" = 1031 ]; then
+		tap_ok "hmm-snapshot: HMM_DMIRROR_SNAPSHOT of 1031 written pages reads them writable"
+	else
+		tap_diag_last 5 <<<"$out"
+		tap_fail "hmm-snapshot: HMM_DMIRROR_SNAPSHOT of 1031 written pages reads them writable"
+	fi
 	# test_hmm stays loaded: its unload in 6.12 leaks each device's name
 	# and private data (cdev_device_del() without put_device()), which
 	# the kmemleak scan before poweroff reports: a bug of the base, not ours
