@@ -11,9 +11,9 @@
 # applies break-read-present.patch to build/linux, builds the test kernel
 # (mm/hmm.o and the link: a few minutes once the test kernel is built;
 # the test kernel, for its userfaultfd), keeps its bzImage in OUTDIR
-# (default build/hmm-break), reverts the patch and builds the test kernel
-# again, then boots the kept image with the test kernel's modules (the
-# same release) and runs guest-hmm-break.sh: one TAP line a kind. Needs
+# (default build/hmm-break) and its modules, reverts the patch and builds
+# the test kernel again, then boots the kept image with the kept modules
+# and runs guest-hmm-break.sh: one TAP line a kind. Needs
 # make tests' build/bin/hmm-tests. The guest reserves 512 MiB for
 # test_hmm's device-coherent memory, as guest/smoke; a broken read may
 # warn (test_hmm's dmirror_do_fault() does on a page it cannot write), so
@@ -33,11 +33,15 @@ trap revert EXIT
 patch -s -p1 -d "$ksrc" <"$patch"
 "$top/scripts/kernel-build" --flavour test
 cp "$top/build/kernel-test/arch/x86/boot/bzImage" "$out/bzImage"
+# its modules too: their BTF is split from this vmlinux's, which the
+# patch changed (a module whose BTF does not match fails to load)
+rm -rf "$out/modroot"
+cp -a "$top/build/kernel-test/modroot" "$out/modroot"
 revert
 trap - EXIT
 "$top/scripts/kernel-build" --flavour test
 
 "$top/scripts/vm-run" --flavour test --kernel "$out/bzImage" \
-	--modroot "$top/build/kernel-test/modroot" --mem 1536 --allow-splat \
+	--modroot "$out/modroot" --mem 1536 --allow-splat \
 	--reserve 512M@0x40000000 --timeout 1800 --out "$out/vm" -- \
 	tools/selftests/hmm/guest-hmm-break.sh | tee "$out/tap.txt"
