@@ -9,19 +9,13 @@ set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=$top/build/bin
 . "$top/tools/selftests/lib/tap.sh"
+. "$top/tools/selftests/lib/test_hmm.sh"
 param=/sys/module/hmm/parameters/break_read
 
 echo "TAP version 13"
 [ -w $param ] || { tap_fail "$param: not the kernel of break-read-present.patch"; exit 1; }
 echo 16 >/proc/sys/vm/nr_hugepages
-spm=()
-read -r -a cmdline </proc/cmdline
-for arg in "${cmdline[@]}"; do
-	case "$arg" in
-	memmap=512M\$*) base=$((${arg#*\$}))
-		spm=("spm_addr_dev0=$base" "spm_addr_dev1=$((base + (256 << 20)))") ;;
-	esac
-done
+test_hmm_spm
 modprobe test_hmm "${spm[@]}" || { tap_fail "modprobe test_hmm ${spm[*]}"; exit 1; }
 
 # bit: the case of that kind, and its variant (the device kinds need theirs)

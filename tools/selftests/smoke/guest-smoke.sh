@@ -20,6 +20,7 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=$top/build/bin
 . "$top/tools/selftests/lib/tap.sh"
 . "$top/tools/selftests/lib/bt_ioctl.sh"
+. "$top/tools/selftests/lib/test_hmm.sh"
 
 echo "TAP version 13"
 
@@ -58,14 +59,7 @@ kfd_ioctl_counts() {
 # hugetlb pages for hmm-tests' hugetlbfs cases, which skip without them
 echo 16 >/proc/sys/vm/nr_hugepages
 # the reservation for the device-coherent chunks, from the command line
-spm=()
-read -r -a cmdline </proc/cmdline
-for arg in "${cmdline[@]}"; do
-	case "$arg" in
-	memmap=512M\$*) base=$((${arg#*\$}))
-		spm=("spm_addr_dev0=$base" "spm_addr_dev1=$((base + (256 << 20)))") ;;
-	esac
-done
+test_hmm_spm
 if [ ${#spm[@]} -eq 0 ]; then
 	tap_skip "hmm_device_coherent memory" \
 		"no memmap=512M\$ADDR reservation on the guest's command line (vm-run --reserve)"
