@@ -168,8 +168,10 @@ uapi:
 
 KFDTRACE_DIR := tools/kfdtrace
 KFDTRACE_SRC := $(addprefix $(KFDTRACE_DIR)/,main.c recopts.c record.c compare.c \
-		check.c report.c doc.c verdict.c ioctls.c events.c replay.c feature.c)
-KFDTRACE_HDR := $(addprefix $(KFDTRACE_DIR)/,main.h report.h doc.h verdict.h events.h)
+		check.c report.c doc.c verdict.c ioctls.c events.c replay.c feature.c \
+		probe.c)
+KFDTRACE_HDR := $(addprefix $(KFDTRACE_DIR)/,main.h probe.h report.h doc.h verdict.h \
+		events.h)
 # (ioctls.c: the devices' ioctls, from the kernel's and the device's uAPI)
 $(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtrace.skel.h \
 		 include/test/userptr_emu_uapi.h $(UAPI)/linux/kfd_ioctl.h

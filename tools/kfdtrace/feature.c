@@ -6,9 +6,9 @@
  * as JSON (jansson, as the recordings). It exits 0 whatever it finds.
  *
  * The probe groups are not probed a second way: each program's answer is
- * record's own plan (kt_prog_planned(), the choice record.c makes before
- * its load: the group wanted, fentry where the kernel attaches one, else
- * a kprobe where ftrace lists the function, the tracepoint in tracefs),
+ * record's own plan (probe.c's kt_prog_planned(), the choice record makes
+ * before its load: the group wanted, fentry where the kernel attaches one,
+ * else a kprobe where ftrace lists the function, the tracepoint in tracefs),
  * so a group said live here is one record loads, and "probes" in the JSON
  * has the shape of a recording's. The rest is what the probes and the
  * tools need around them: the privileges to load BPF, the kernel's BTF,
@@ -30,6 +30,7 @@
 #include <bpf/btf.h>
 
 #include "main.h"
+#include "probe.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38
