@@ -44,7 +44,12 @@ fi
 # the cover letter's shortlog names each patch, in order
 cover=$PATCHES/0000-cover-letter.patch
 if [ -f "$cover" ]; then
-	want=$(for p in $patches; do sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$PATCHES/$p"; done)
+	# (a long Subject is folded onto lines that start with a space)
+	want=$(for p in $patches; do
+		awk '/^Subject: / { s = $0; f = 1; next }
+		     f && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
+		     f { print s; exit }' "$PATCHES/$p" | sed 's/^Subject: \[PATCH[^]]*\] //'
+	done)
 	got=$(sed -n 's/^  \([a-z].*\)$/\1/p' "$cover" | grep -Fx -f <(printf '%s\n' "$want") || true)
 	if [ "$got" = "$want" ]; then
 		tap_ok "the cover letter lists the $(printf '%s\n' "$want" | grep -c .) patches in order"
