@@ -167,7 +167,7 @@ static void permission_hint(int err)
 static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t tgid,
 					  struct kt_run *r)
 {
-	const struct kt_prog_info *p;
+	const struct kt_prog_info *pi;
 	struct kfdtrace_bpf *skel = NULL;
 	int attempt, err = 0;
 	unsigned int i;
@@ -180,11 +180,11 @@ static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t 
 			return NULL;
 		}
 		set_rodata(skel, o, attempt, tgid, r);
-		for (i = 0; (p = kt_prog(i)); i++) {
+		for (i = 0; (pi = kt_prog(i)); i++) {
 			struct bpf_program *prog;
-			bool on = kt_prog_planned(o, p, attempt, NULL, 0);
+			bool on = kt_prog_planned(o, pi, attempt, NULL, 0);
 
-			prog = bpf_object__find_program_by_name(skel->obj, p->name);
+			prog = bpf_object__find_program_by_name(skel->obj, pi->name);
 			if (prog)
 				bpf_program__set_autoload(prog, on);
 		}
@@ -222,23 +222,23 @@ static struct kfdtrace_bpf *open_and_load(const struct kt_record_opts *o, pid_t 
 static int attach_all(struct kfdtrace_bpf *skel, bool *live)
 {
 	bool tried[KT_G_NR] = {}, failed[KT_G_NR] = {};
-	const struct kt_prog_info *info;
+	const struct kt_prog_info *pi;
 	unsigned int i;
 	int g;
 
-	for (i = 0; (info = kt_prog(i)); i++) {
+	for (i = 0; (pi = kt_prog(i)); i++) {
 		struct bpf_program *p;
 		struct bpf_link *l;
 
-		p = bpf_object__find_program_by_name(skel->obj, info->name);
+		p = bpf_object__find_program_by_name(skel->obj, pi->name);
 		if (!p || !bpf_program__autoload(p))
 			continue;
-		tried[info->group] = true;
+		tried[pi->group] = true;
 		l = bpf_program__attach(p);
 		if (!l || libbpf_get_error(l)) {
-			failed[info->group] = true;
+			failed[pi->group] = true;
 			if (kt_verbose)
-				fprintf(stderr, "kfdtrace: cannot attach %s\n", info->name);
+				fprintf(stderr, "kfdtrace: cannot attach %s\n", pi->name);
 			continue;
 		}
 		if (nlinks < (int)ARRAY_SIZE(links))
@@ -347,21 +347,21 @@ static int read_maps(struct kfdtrace_bpf *skel, struct kt_run *r)
  */
 static void print_probe_cost(struct kfdtrace_bpf *skel)
 {
-	const struct kt_prog_info *k;
+	const struct kt_prog_info *pi;
 	__u64 runs = 0, ns = 0;
 	unsigned int i;
 
 	fprintf(stderr, "%-28s %12s %12s %10s\n", "probe", "runs", "total_us", "ns/run");
-	for (i = 0; (k = kt_prog(i)); i++) {
+	for (i = 0; (pi = kt_prog(i)); i++) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		struct bpf_program *p;
 
-		p = bpf_object__find_program_by_name(skel->obj, k->name);
+		p = bpf_object__find_program_by_name(skel->obj, pi->name);
 		if (!p || bpf_program__fd(p) < 0 ||
 		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
 			continue;
-		fprintf(stderr, "%-28s %12llu %12.1f %10.0f\n", k->name,
+		fprintf(stderr, "%-28s %12llu %12.1f %10.0f\n", pi->name,
 			(unsigned long long)info.run_cnt, info.run_time_ns / 1e3,
 			(double)info.run_time_ns / info.run_cnt);
 		runs += info.run_cnt;

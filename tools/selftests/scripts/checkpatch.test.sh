@@ -44,11 +44,9 @@ fi
 # the cover letter's shortlog names each patch, in order
 cover=$PATCHES/0000-cover-letter.patch
 if [ -f "$cover" ]; then
-	# (a long Subject is folded onto lines that start with a space)
+	# (git mailinfo unfolds a long Subject and drops its "[PATCH n/m]")
 	want=$(for p in $patches; do
-		awk '/^Subject: / { s = $0; f = 1; next }
-		     f && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
-		     f { print s; exit }' "$PATCHES/$p" | sed 's/^Subject: \[PATCH[^]]*\] //'
+		git mailinfo /dev/null /dev/null <"$PATCHES/$p" | sed -n 's/^Subject: //p'
 	done)
 	got=$(sed -n 's/^  \([a-z].*\)$/\1/p' "$cover" | grep -Fx -f <(printf '%s\n' "$want") || true)
 	if [ "$got" = "$want" ]; then
