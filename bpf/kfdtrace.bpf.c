@@ -784,13 +784,38 @@ static __always_inline void hmm_kprobe(struct hmm_range *range, __u64 nr)
 	}
 }
 
+/*
+ * hmm_range_read_many() (the series' read of present pages in the caller's
+ * order): a call, and the pages it read, which it returns (or -EBUSY).
+ */
+static __always_inline void hmm_read_done(long ret)
+{
+	__u64 ns = fn_exit(KT_FN_HMM);
+
+	count(KT_HMM_CALLS, 1);
+	if (ret >= 0)
+		count(KT_HMM_PAGES, ret);
+	else if (ret == -EBUSY)
+		count(KT_HMM_EBUSY, 1);
+	else
+		count(KT_HMM_ERRORS, 1);
+	if (ns)
+		hist_add(KT_H_HMM, ns);
+}
+
+/* hmm_count of a hmm_range_read_many() call: its return is its pages */
+#define KT_HMM_READ	(~0ULL)
+
 static __always_inline void hmm_kretprobe(long ret)
 {
 	struct kt_task *t = task_state(false);
 
 	if (!t || !t->hmm_range)
 		return;
-	hmm_done((struct hmm_range *)t->hmm_range, t->hmm_count, ret);
+	if (t->hmm_count == KT_HMM_READ)
+		hmm_read_done(ret);
+	else
+		hmm_done((struct hmm_range *)t->hmm_range, t->hmm_count, ret);
 	t->hmm_range = 0;
 }
 
@@ -833,6 +858,35 @@ int BPF_KPROBE(kt_hmm_many_kprobe, struct hmm_range *ranges, unsigned long nr)
 
 SEC("kretprobe/hmm_range_fault_many")
 int BPF_KRETPROBE(kt_hmm_many_kretprobe, int ret)
+{
+	hmm_kretprobe(ret);
+	return 0;
+}
+
+SEC("fentry/hmm_range_read_many")
+int BPF_PROG(kt_hmm_read_fentry, void *rm)
+{
+	fn_start(traced_task(), KT_FN_HMM);
+	return 0;
+}
+
+SEC("fexit/hmm_range_read_many")
+int BPF_PROG(kt_hmm_read_fexit, void *rm, long ret)
+{
+	if (traced())
+		hmm_read_done(ret);
+	return 0;
+}
+
+SEC("kprobe/hmm_range_read_many")
+int BPF_KPROBE(kt_hmm_read_kprobe, void *rm)
+{
+	hmm_kprobe((struct hmm_range *)rm, KT_HMM_READ);
+	return 0;
+}
+
+SEC("kretprobe/hmm_range_read_many")
+int BPF_KRETPROBE(kt_hmm_read_kretprobe, long ret)
 {
 	hmm_kretprobe(ret);
 	return 0;

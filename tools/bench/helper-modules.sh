@@ -5,7 +5,7 @@
 # host side, after scripts/lib.sh), and loaded in the guest in place of
 # the kernel's (helper_load).
 
-# the helper's files, which the series adds (patches 5-8)
+# the helper's files, which the series adds (patches 6-10)
 helper_c=drivers/gpu/drm/drm_userptr_batch.c
 helper_trace=drivers/gpu/drm/drm_userptr_batch_trace.h
 helper_header=include/drm/drm_userptr_batch.h
@@ -14,7 +14,7 @@ helper_header=include/drm/drm_userptr_batch.h
 # the series at project revision REV (the working tree when REV is empty)
 # has them, in DIR: every file is new in the series, so the series' hunks
 # for them apply to an empty tree. A revision from before the device
-# joined the series (patch 9, drivers/gpu/drm/tests) has it in
+# joined the series (patch 11, drivers/gpu/drm/tests) has it in
 # kernel/userptr-emu.
 helper_tree() {
 	local rev=$1 dir=$2 p

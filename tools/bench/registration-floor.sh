@@ -12,9 +12,7 @@
 # order. In one bench guest that counts instructions (scripts/vm-run
 # --icount), userptr-virgl -O registers the blob and the contiguous
 # reference, once with the series' helper as it is, then with the floor's
-# measurements on, then with the helper's first read done the floor's way
-# (floor_read: HMM's path only for a window that misses a page), after a
-# run that reads back every page through the device that way.
+# measurements on.
 #
 #   tools/bench/registration-floor.sh [-R] [-r REPS] [-n PAGES]... OUTDIR
 #
@@ -28,10 +26,9 @@
 # C plus the walk alone (no read, check or sort of the ranges at all); C
 # plus the checks and a walk in device order (no sort: no overlap check,
 # no notifier windows); C plus the checks, the series' sort and windows
-# and a walk in address order. A second table gives both registrations
-# with the series' read and with the floor's, and the batch with the
-# floor's read against the contiguous range with the series' (HMM's, as
-# amdgpu reads a userptr). Host side; about 10 minutes.
+# and a walk in address order; then both registrations in thousands of
+# instructions, and the series' batch against that last floor. Host side;
+# about 10 minutes.
 # Example (2026-11-29, bench kernel, N = 4096):
 #
 #   | guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk |
@@ -49,11 +46,6 @@ if [ "${1:-}" = --guest ]; then
 	helper_load "$top/build/registration-floor"
 	. "$top/tools/bench/bench-guest.sh"
 	p=/sys/module/drm_userptr_batch/parameters
-	# the floor's read gives the device the right pages (each one checked)
-	echo 1 >$p/floor_read
-	"$bin/userptr-virgl" -n 4096 -G 256 -w batch -r 2 -o "$out/read_check.json" \
-		>"$out/read_check.txt"
-	echo 0 >$p/floor_read
 	for n in "$@"; do
 		for ram in $rams; do
 			touch=$(virgl_touch "$ram")
@@ -74,9 +66,6 @@ if [ "${1:-}" = --guest ]; then
 					>"$out/floor_${n}_${ram}_$way.json"
 			done
 			echo 0 >$p/floor_enable
-			echo 1 >$p/floor_read
-			"${virgl[@]}" -w batch -w contiguous -o "$out/read_${n}_$ram.json" >/dev/null
-			echo 0 >$p/floor_read
 		done
 	done
 	exit 0
@@ -123,8 +112,8 @@ for n in "${sizes[@]}"; do
 	echo "N = $n: the series' batch / contiguous, a range's instructions beyond" \
 		"the contiguous range's, and the floors' ratios to the contiguous registration"
 	echo
-	echo "| guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk | batch (k) | contiguous (k) | the series / its floor |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	for ram in $rams; do
 		for f in series_${n}_$ram.json floor_${n}_${ram}_batch.json \
 			floor_${n}_${ram}_contiguous.json; do
@@ -146,24 +135,10 @@ for n in "${sizes[@]}"; do
 			(($b.walk | med) - ($c.walk | med)) as $walk |
 			(($b.devwalk | med) - ($c.devwalk | med)) as $dev |
 			(($s.ways.batch.register_ms * 1e6 - $C) / $k) as $series |
-			"| \($ram) MiB | \($k) | \($s.ways.batch.register_ms / $s.ways.contiguous.register_ms | r2) | \($series | round) | \($fill / $k | round) | \($order / $k | round) | \($walk / $k | round) | \($dev / $k | round) | \(($C + $walk) / $C | r2) | \(($C + $fill + $dev) / $C | r2) | \(($C + $fill + $order + $walk) / $C | r2) |"' \
+			($s.ways.batch.register_ms * 1e6) as $B |
+			"| \($ram) MiB | \($k) | \($B / $C | r2) | \($series | round) | \($fill / $k | round) | \($order / $k | round) | \($walk / $k | round) | \($dev / $k | round) | \(($C + $walk) / $C | r2) | \(($C + $fill + $dev) / $C | r2) | \(($C + $fill + $order + $walk) / $C | r2) | \($B / 1000 | round) | \($C / 1000 | round) | \($B / ($C + $fill + $order + $walk) | r2) |"' \
 			"$out/series_${n}_$ram.json" "$out/floor_${n}_${ram}_batch.json" \
 			"$out/floor_${n}_${ram}_contiguous.json"
-	done
-	echo
-	echo "N = $n: thousands of instructions a registration, with the series' read" \
-		"(HMM) and with the floor's (floor_read)"
-	echo
-	echo "| guest RAM | batch | batch, floor's read | contiguous | contiguous, floor's read | batch / contiguous | the same, floor's read | batch, floor's read / contiguous |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-	for ram in $rams; do
-		[ -s "$out/read_${n}_$ram.json" ] || die "no read_${n}_$ram.json: $out/guest.log"
-		jq -r -s --arg ram "$ram" '
-			def r2: . * 100 | round / 100;
-			(.[0].ways | map_values(.register_ms * 1000)) as $s |
-			(.[1].ways | map_values(.register_ms * 1000)) as $f |
-			"| \($ram) MiB | \($s.batch | round) | \($f.batch | round) | \($s.contiguous | round) | \($f.contiguous | round) | \($s.batch / $s.contiguous | r2) | \($f.batch / $f.contiguous | r2) | \($f.batch / $s.contiguous | r2) |"' \
-			"$out/series_${n}_$ram.json" "$out/read_${n}_$ram.json"
 	done
 	echo
 done
