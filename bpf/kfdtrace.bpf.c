@@ -740,18 +740,24 @@ static __always_inline __u64 hmm_pages(struct hmm_range *range, __u64 count)
 	return pages;
 }
 
-static __always_inline void hmm_done(struct hmm_range *range, __u64 nr, long ret)
+/* the end of an HMM call of @pages pages that returned @ret (< 0: an error) */
+static __always_inline void hmm_account(__u64 pages, long ret)
 {
 	__u64 ns = fn_exit(KT_FN_HMM);
 
 	count(KT_HMM_CALLS, 1);
-	count(KT_HMM_PAGES, hmm_pages(range, nr));
+	count(KT_HMM_PAGES, pages);
 	if (ret == -EBUSY)
 		count(KT_HMM_EBUSY, 1);
 	else if (ret)
 		count(KT_HMM_ERRORS, 1);
 	if (ns)
 		hist_add(KT_H_HMM, ns);
+}
+
+static __always_inline void hmm_done(struct hmm_range *range, __u64 nr, long ret)
+{
+	hmm_account(hmm_pages(range, nr), ret);
 }
 
 SEC("fentry/hmm_range_fault")
@@ -790,17 +796,7 @@ static __always_inline void hmm_kprobe(struct hmm_range *range, __u64 nr)
  */
 static __always_inline void hmm_read_done(long ret)
 {
-	__u64 ns = fn_exit(KT_FN_HMM);
-
-	count(KT_HMM_CALLS, 1);
-	if (ret >= 0)
-		count(KT_HMM_PAGES, ret);
-	else if (ret == -EBUSY)
-		count(KT_HMM_EBUSY, 1);
-	else
-		count(KT_HMM_ERRORS, 1);
-	if (ns)
-		hist_add(KT_H_HMM, ns);
+	hmm_account(ret > 0 ? ret : 0, ret < 0 ? ret : 0);
 }
 
 /* hmm_count of a hmm_range_read_many() call: its return is its pages */
