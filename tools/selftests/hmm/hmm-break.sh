@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Show that each of hmm-tests' read_* cases fails against a read of
 # present PTEs that mishandles its kind of page-table entry, and passes
-# against the series' read: the proof of the series' mm/hmm patch ("read
-# a present, normal PTE without the per-page handler"). Not part of
-# make check: it builds a bench kernel of its own.
+# against the series' reads: the proof of the series' mm/hmm patches
+# ("read a present, normal PTE without the per-page handler", and
+# hmm_range_read_many(), whose pfns hmm-tests compares with
+# hmm_range_fault()'s and whose write check the batch's copy-on-write
+# selftest proves). Not part of make check: it builds a kernel of its own.
 #
 #   tools/selftests/hmm/hmm-break.sh [OUTDIR]
 #
@@ -14,7 +16,7 @@
 # (default build/hmm-break) and its modules, reverts the patch and builds
 # the test kernel again, then boots the kept image with the kept modules
 # and runs guest-hmm-break.sh: one TAP line a kind. Needs
-# make tests' build/bin/hmm-tests. The guest reserves 512 MiB for
+# make tests' build/bin/hmm-tests and userptr_emu_tests. The guest reserves 512 MiB for
 # test_hmm's device-coherent memory, as guest/smoke; a broken read may
 # warn (test_hmm's dmirror_do_fault() does on a page it cannot write), so
 # a splat does not fail the run.
@@ -25,7 +27,9 @@ patch=$top/tools/selftests/hmm/break-read-present.patch
 ksrc=$top/build/linux
 mkdir -p "$out"
 
-[ -x "$top/build/bin/hmm-tests" ] || { echo "hmm-break: make tests first" >&2; exit 1; }
+for t in hmm-tests userptr_emu_tests; do
+	[ -x "$top/build/bin/$t" ] || { echo "hmm-break: make tests first" >&2; exit 1; }
+done
 git -C "$ksrc" diff --quiet -- mm/hmm.c ||
 	{ echo "hmm-break: build/linux has changes to mm/hmm.c" >&2; exit 1; }
 revert() { git -C "$ksrc" checkout -q -- mm/hmm.c; }
