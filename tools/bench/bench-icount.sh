@@ -12,7 +12,8 @@
 # modes) and inside one mapping (the three modes), the contiguous
 # reference in a VMA per range beside the batch, the gap probe, test_hmm's
 # snapshot of a present range of as many pages (hmm-snapshot: HMM's read
-# alone), and with GPUSVM_DIR bench-matrix.sh's drm_gpusvm rows. One JSON file per row in
+# alone), by hmm_range_fault() and with hmm_range_read_many() first, and
+# with GPUSVM_DIR bench-matrix.sh's drm_gpusvm rows. One JSON file per row in
 # OUTDIR, named as bench-matrix.sh names the timed ones.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +40,9 @@ if modprobe test_hmm; then
 		[ "$n" -le "$maxn" ] || continue
 		echo "== HMM_DMIRROR_SNAPSHOT of $n present pages"
 		"$bin/hmm-snapshot" -n "$n" -r "$reps" >"$out/hmm_snapshot_$n.json"
+		echo "== the same with hmm_range_read_many() first"
+		"$bin/hmm-snapshot" -n "$n" -r "$reps" -m \
+			>"$out/hmm_snapshot_read_many_$n.json"
 	done
 fi
 if [ -n "$gpusvm" ] && load_gpusvm "$gpusvm"; then

@@ -6,9 +6,12 @@
  * Under scripts/vm-run --icount the guest's nanoseconds are instructions,
  * so the medians are exact counts (tools/bench/bench-icount.sh runs it).
  *
- *   hmm-snapshot [-n PAGES] [-r REPS] [-d DEVICE]
+ *   hmm-snapshot [-n PAGES] [-r REPS] [-d DEVICE] [-m]
  *
- * Prints one JSON object: the pages, each run's time in ns and the median.
+ * With -m, test_hmm reads with hmm_range_read_many() first
+ * (HMM_DMIRROR_FLAG_READ_MANY), hmm_range_fault() taking what it does
+ * not. Prints one JSON object: the read, the pages, each run's time in ns
+ * and the median.
  * test_hmm must be loaded (its device-private devices need no memory of
  * their own).
  */
@@ -49,9 +52,9 @@ int main(int argc, char **argv)
 	unsigned char *perm;
 	uint64_t *ns, *sorted;
 	char *p;
-	int fd, opt;
+	int fd, opt, many = 0;
 
-	while ((opt = getopt(argc, argv, "n:r:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:d:m")) != -1) {
 		switch (opt) {
 		case 'n':
 			npages = strtoul(optarg, NULL, 0);
@@ -62,8 +65,11 @@ int main(int argc, char **argv)
 		case 'd':
 			dev = optarg;
 			break;
+		case 'm':
+			many = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n PAGES] [-r REPS] [-d DEVICE]\n",
+			fprintf(stderr, "usage: %s [-n PAGES] [-r REPS] [-d DEVICE] [-m]\n",
 				argv[0]);
 			return 2;
 		}
@@ -76,6 +82,13 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		fprintf(stderr, "hmm-snapshot: %s: %s (is test_hmm loaded?)\n",
 			dev, strerror(errno));
+		return 1;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.npages = HMM_DMIRROR_FLAG_READ_MANY;
+	if (many && ioctl(fd, HMM_DMIRROR_FLAGS, &cmd)) {
+		fprintf(stderr, "hmm-snapshot: HMM_DMIRROR_FLAGS: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	p = mmap(NULL, npages * page, PROT_READ | PROT_WRITE,
@@ -126,7 +139,8 @@ int main(int argc, char **argv)
 	}
 	memcpy(sorted, ns, reps * sizeof(*ns));
 	qsort(sorted, reps, sizeof(*sorted), cmp_u64);
-	printf("{\"pages\": %lu, \"reps\": %lu, \"ns\": [", npages, reps);
+	printf("{\"read\": \"%s\", \"pages\": %lu, \"reps\": %lu, \"ns\": [",
+	       many ? "hmm_range_read_many" : "hmm_range_fault", npages, reps);
 	for (i = 0; i < reps; i++)
 		printf("%s%llu", i ? ", " : "", (unsigned long long)ns[i]);
 	printf("], \"median_ns\": %llu}\n", (unsigned long long)sorted[reps / 2]);
