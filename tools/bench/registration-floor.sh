@@ -21,19 +21,21 @@
 # Prints, per guest RAM, the series' batch / contiguous and its
 # instructions a range (an iovec) beyond the contiguous registration; the
 # floor's parts a range beyond what the contiguous range's one range
-# costs; and the ratio to the contiguous registration (C, the series') of
+# costs (the walk also with each PTE table mapped by pte_offset_map(), as
+# HMM must map it); and the ratio to the contiguous registration (C, the series') of
 # three floors:
 # C plus the walk alone (no read, check or sort of the ranges at all); C
 # plus the checks and a walk in device order (no sort: no overlap check,
 # no notifier windows); C plus the checks, the series' sort and windows
 # and a walk in address order; then both registrations in thousands of
-# instructions, and the series' batch against that last floor. Host side;
+# instructions, and the series' batch against that last floor, and
+# against it with the walk that maps its tables. Host side;
 # about 10 minutes.
-# Example (2026-11-29, bench kernel, N = 4096):
+# Example (2026-12-03, bench kernel, N = 4096):
 #
-#   | guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk |
-#   | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-#   | 2048 MiB | 3052 | 3.77 | 361 | 40 | 79 | 57 | 99 | 1.44 | 2.06 | 2.35 |
+#   | guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | walk, tables mapped | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk | batch (k) | contiguous (k) | the series / its floor | the series / its floor, tables mapped |
+#   | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+#   | 16384 MiB | 3048 | 4.97 | 299 | 40 | 78 | 83 | 119 | 114 | 2.1 | 3.12 | 3.67 | 1140 | 229 | 1.35 | 1.22 |
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rams="64 256 1024 2048 16384"
@@ -60,9 +62,10 @@ if [ "${1:-}" = --guest ]; then
 				jq -n --arg r "$(cat $p/floor_nranges)" --arg f "$(cat $p/floor_fill_ns)" \
 					--arg o "$(cat $p/floor_order_ns)" --arg w "$(cat $p/floor_walk_ns)" \
 					--arg d "$(cat $p/floor_devwalk_ns)" \
+					--arg m "$(cat $p/floor_mapwalk_ns)" \
 					'def a: split(",") | map(tonumber);
 					 {nranges: ($r | a), fill: ($f | a), order: ($o | a),
-					  walk: ($w | a), devwalk: ($d | a)}' \
+					  walk: ($w | a), devwalk: ($d | a), mapwalk: ($m | a)}' \
 					>"$out/floor_${n}_${ram}_$way.json"
 			done
 			echo 0 >$p/floor_enable
@@ -112,15 +115,15 @@ for n in "${sizes[@]}"; do
 	echo "N = $n: the series' batch / contiguous, a range's instructions beyond" \
 		"the contiguous range's, and the floors' ratios to the contiguous registration"
 	echo
-	echo "| guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk | batch (k) | contiguous (k) | the series / its floor |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| guest RAM | iovecs | the series | the series, a range | checks | sort, windows | walk | walk, device order | walk, tables mapped | floor: walk | floor: checks, walk in device order | floor: checks, sort, walk | batch (k) | contiguous (k) | the series / its floor | the series / its floor, tables mapped |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	for ram in $rams; do
 		for f in series_${n}_$ram.json floor_${n}_${ram}_batch.json \
 			floor_${n}_${ram}_contiguous.json; do
 			[ -s "$out/$f" ] || die "no $f: $out/guest.log"
 		done
 		# a walk that missed a page records 0: the row would be wrong
-		jq -e -s '[.[1:][] | (.walk + .devwalk)[] | select(. == 0)] | length == 0' \
+		jq -e -s '[.[1:][] | (.walk + .devwalk + .mapwalk)[] | select(. == 0)] | length == 0' \
 			"$out/series_${n}_$ram.json" "$out/floor_${n}_${ram}_batch.json" \
 			"$out/floor_${n}_${ram}_contiguous.json" >/dev/null ||
 			die "a floor walk missed a page at $ram MiB: $out"
@@ -134,9 +137,10 @@ for n in "${sizes[@]}"; do
 			(($b.order | med) - ($c.order | med)) as $order |
 			(($b.walk | med) - ($c.walk | med)) as $walk |
 			(($b.devwalk | med) - ($c.devwalk | med)) as $dev |
+			(($b.mapwalk | med) - ($c.mapwalk | med)) as $map |
 			(($s.ways.batch.register_ms * 1e6 - $C) / $k) as $series |
 			($s.ways.batch.register_ms * 1e6) as $B |
-			"| \($ram) MiB | \($k) | \($B / $C | r2) | \($series | round) | \($fill / $k | round) | \($order / $k | round) | \($walk / $k | round) | \($dev / $k | round) | \(($C + $walk) / $C | r2) | \(($C + $fill + $dev) / $C | r2) | \(($C + $fill + $order + $walk) / $C | r2) | \($B / 1000 | round) | \($C / 1000 | round) | \($B / ($C + $fill + $order + $walk) | r2) |"' \
+			"| \($ram) MiB | \($k) | \($B / $C | r2) | \($series | round) | \($fill / $k | round) | \($order / $k | round) | \($walk / $k | round) | \($dev / $k | round) | \($map / $k | round) | \(($C + $walk) / $C | r2) | \(($C + $fill + $dev) / $C | r2) | \(($C + $fill + $order + $walk) / $C | r2) | \($B / 1000 | round) | \($C / 1000 | round) | \($B / ($C + $fill + $order + $walk) | r2) | \($B / ($C + $fill + $order + $map) | r2) |"' \
 			"$out/series_${n}_$ram.json" "$out/floor_${n}_${ram}_batch.json" \
 			"$out/floor_${n}_${ram}_contiguous.json"
 	done
