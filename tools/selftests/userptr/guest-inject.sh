@@ -123,6 +123,28 @@ stress_fail() {
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
 
+# render_fail SWITCH TEST: the render node's tests (which kfdtrace does not
+# follow yet, so without its verdict): TEST passes without SWITCH and
+# fails with it, on a freshly loaded device
+render_fail() {
+	local sw=$1 t=$2 out rc
+	load_emu || { tap_fail "modprobe userptr_emu"; return; }
+	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	[ $rc -eq 0 ] && tap_ok "without a switch, $t passes" ||
+		{ tap_diag_last 6 <<<"$out"; tap_fail "without a switch, $t passes"; }
+	echo 1 >"$params/$sw"
+	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	echo 0 >"$params/$sw"
+	echo 0 >"$params/restore_commit_delay_ms"
+	tap_diag_last 4 '^(not )?ok|^# +.*[^ ]' <<<"$out"
+	if [ $rc -ne 0 ] && has_line "^not ok .*$t" <<<"$out"; then
+		tap_ok "$sw makes $t fail"
+	else
+		tap_fail "$sw makes $t fail (it passed)"
+	fi
+	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
+}
+
 baseline
 expect_fail inject_ignore_invalidate inv.madv_dontneed
 expect_fail inject_ignore_invalidate inv.mremap_onto_range
@@ -137,6 +159,12 @@ for t in thp_collapse mremap_dontunmap hugetlb_dontneed ksm_merge_unmerge \
 	 soft_offline hwpoison userfaultfd_missing numa_migrate compaction; do
 	expect_fail inject_ignore_invalidate movers.$t
 done
+# the render node: a submission that commits without the check reads the
+# page it faulted before the invalidation; the importer's worker must
+# evict and restore the object it took over
+render_fail inject_skip_seq_check render.invalidate_between_fault_and_commit
+render_fail inject_ignore_invalidate render.import_evict_restore_free
+render_fail inject_never_restore render.import_evict_restore_free
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 stress_fail inject_ignore_invalidate "STALE READ" race
