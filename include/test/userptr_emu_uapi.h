@@ -126,4 +126,112 @@ struct userptr_emu_stats_args {
 #define USERPTR_EMU_IOC_STATS \
 	_IOR(USERPTR_EMU_IOC_MAGIC, 0x07, struct userptr_emu_stats_args)
 
+/*
+ * Take a GEM object of the device's render node (below) over, as amdkfd
+ * takes a GEM userptr BO from the render-node file its process gave it:
+ * the object leaves the render node (its handle is deleted; it must have
+ * no other handle and no dma-buf) and becomes an allocation of this file
+ * at va_addr, evicted and restored by this file's worker. The object's
+ * memory must be this process's. On error the object stays where it was.
+ */
+struct userptr_emu_import_gem_args {
+	__u64 va_addr;		/* in: device address, page aligned */
+	__u64 handle;		/* out: the allocation's handle */
+	__u32 gpu_id;		/* in: USERPTR_EMU_GPU_ID */
+	__u32 drm_fd;		/* in: a file of the device's render node */
+	__u32 gem_handle;	/* in: a GEM handle of that file */
+	__u32 flags;		/* in: 0 */
+};
+
+#define USERPTR_EMU_IOC_IMPORT_GEM \
+	_IOWR(USERPTR_EMU_IOC_MAGIC, 0x08, struct userptr_emu_import_gem_args)
+
+/*
+ * The render node, /dev/dri/renderD* of the DRM driver "userptr_emu": GEM
+ * objects backed by user memory through the DRM batch userptr GEM helper,
+ * created with the argument layout proposed for amdgpu's
+ * DRM_IOCTL_AMDGPU_GEM_USERPTR with a ranges array, and used by "command
+ * submission" as amdgpu uses a userptr BO: every range checked at
+ * submission, under the notifier lock, and faulted again when an
+ * invalidation hit it.
+ */
+
+/* flags: the values of AMDGPU_GEM_USERPTR_* */
+#define USERPTR_EMU_GEM_READONLY	_BITUL(0)
+#define USERPTR_EMU_GEM_ANONONLY	_BITUL(1)	/* refused */
+#define USERPTR_EMU_GEM_VALIDATE	_BITUL(2)	/* populate now */
+#define USERPTR_EMU_GEM_REGISTER	_BITUL(3)	/* required */
+#define USERPTR_EMU_GEM_RANGES		_BITUL(4)	/* ranges[], addr 0 */
+
+struct drm_userptr_emu_gem_userptr {
+	__u64 addr;		/* in: CPU address; 0 with RANGES */
+	__u64 size;		/* in: bytes; with RANGES their sum */
+	__u32 flags;		/* in: USERPTR_EMU_GEM_* */
+	__u32 handle;		/* out: GEM handle */
+	__u64 ranges;		/* in: struct userptr_emu_range[num_ranges] */
+	__u32 num_ranges;	/* in: with RANGES, 1 .. max_ranges; else 0 */
+	__u32 pad;		/* in: 0 */
+};
+
+/* EXEC flags */
+#define USERPTR_EMU_EXEC_WRITE		_BITUL(0)	/* buffer -> object */
+
+/*
+ * A submission that reads (or writes) size bytes of an object at offset:
+ * its pages are checked and, where an invalidation hit them, faulted again
+ * first, within the populate's deadline. A range whose CPU mapping is gone
+ * fails it with EFAULT (EPERM: a write to a read-only object, or a
+ * writable object over a read-only mapping).
+ */
+struct drm_userptr_emu_exec {
+	__u64 offset;		/* in: bytes into the object */
+	__u64 size;		/* in: at most USERPTR_EMU_ACCESS_MAX */
+	__u64 ptr;		/* in: the user buffer */
+	__u32 handle;		/* in: GEM handle */
+	__u32 flags;		/* in: USERPTR_EMU_EXEC_* */
+};
+
+struct drm_userptr_emu_gem_query {
+	__u64 valid_ptr;	/* in: 0, or a __u8[num_ranges] as QUERY's */
+	__u32 handle;		/* in */
+	__u32 num_ranges;	/* out */
+	__u64 size;		/* out */
+	__u64 batch_id;		/* out: the id in the drm_userptr tracepoints */
+	__u64 invalidations;	/* out: range invalidations seen */
+	__u64 populates;	/* out: submissions that had to fault */
+	__u32 num_valid;	/* out */
+	__u32 num_failed;	/* out */
+	__u32 num_windows;	/* out */
+	__u32 flags;		/* out: USERPTR_EMU_GEM_READONLY or 0 */
+	__u64 restarts;		/* out: submissions that found their pages
+				 * stale at the check and started again
+				 */
+};
+
+/* GEM userptr objects of the whole device now: for leak checks */
+struct drm_userptr_emu_stats {
+	__u64 objects;		/* out */
+	__u64 ranges;		/* out */
+	__u64 windows;		/* out */
+	__u64 max_ranges;	/* out: the helper's cap */
+};
+
+#define USERPTR_EMU_DRM_GEM_USERPTR	0x00
+#define USERPTR_EMU_DRM_EXEC		0x01
+#define USERPTR_EMU_DRM_GEM_QUERY	0x02
+#define USERPTR_EMU_DRM_STATS		0x03
+
+/* DRM_IOWR(DRM_COMMAND_BASE + nr, type), without drm.h */
+#define USERPTR_EMU_DRM_IOWR(nr, type)	_IOWR('d', 0x40 + (nr), type)
+#define DRM_IOCTL_USERPTR_EMU_GEM_USERPTR \
+	USERPTR_EMU_DRM_IOWR(USERPTR_EMU_DRM_GEM_USERPTR, \
+			     struct drm_userptr_emu_gem_userptr)
+#define DRM_IOCTL_USERPTR_EMU_EXEC \
+	USERPTR_EMU_DRM_IOWR(USERPTR_EMU_DRM_EXEC, struct drm_userptr_emu_exec)
+#define DRM_IOCTL_USERPTR_EMU_GEM_QUERY \
+	USERPTR_EMU_DRM_IOWR(USERPTR_EMU_DRM_GEM_QUERY, \
+			     struct drm_userptr_emu_gem_query)
+#define DRM_IOCTL_USERPTR_EMU_STATS \
+	USERPTR_EMU_DRM_IOWR(USERPTR_EMU_DRM_STATS, struct drm_userptr_emu_stats)
+
 #endif /* _USERPTR_EMU_UAPI_H */

@@ -69,6 +69,7 @@ const struct kt_ioctl_def kt_kfd_ioctls[] = {
 
 const struct kt_ioctl_def kt_emu_ioctls[] = {
 	EMU(ALLOC), EMU(ALLOC_BATCH), EMU(FREE), EMU(READ), EMU(WRITE), EMU(QUERY), EMU(STATS),
+	EMU(IMPORT_GEM),
 	{}
 };
 

@@ -50,9 +50,11 @@
  * - 1.22 - Add queue creation with metadata ring base address
  * - 1.23 - Add profiler control ioctl to enable/disable profiler on a process
  * - 1.24 - Add AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH (batch userptr)
+ * - 1.25 - AMDKFD_IOC_IMPORT_DMABUF takes a GEM userptr handle of the
+ *          render-node file given to AMDKFD_IOC_ACQUIRE_VM
  */
 #define KFD_IOCTL_MAJOR_VERSION 1
-#define KFD_IOCTL_MINOR_VERSION 24
+#define KFD_IOCTL_MINOR_VERSION 25
 
 struct kfd_ioctl_get_version_args {
 	__u32 major_version;	/* from KFD */
@@ -605,11 +607,23 @@ struct kfd_ioctl_get_dmabuf_info_args {
 	__u32 dmabuf_fd;	/* to KFD */
 };
 
+/*
+ * With dmabuf_fd = KFD_INVALID_FD (KFD 1.25), KFD takes over the GEM object
+ * gem_handle of the render-node file given to AMDKFD_IOC_ACQUIRE_VM for
+ * gpu_id: a userptr (DRM_IOCTL_AMDGPU_GEM_USERPTR with
+ * AMDGPU_GEM_USERPTR_REGISTER, with or without AMDGPU_GEM_USERPTR_RANGES)
+ * of this process, with no other handle and no GPU VA mapping. It becomes a
+ * KFD userptr BO at va_addr, evicted and restored as one, and its render-node
+ * handle is deleted. Older kernels fail dmabuf_fd = KFD_INVALID_FD with
+ * EBADF; older userspace gives 24 bytes, which KFD reads as gem_handle 0.
+ */
 struct kfd_ioctl_import_dmabuf_args {
 	__u64 va_addr;	/* to KFD */
 	__u64 handle;	/* from KFD */
 	__u32 gpu_id;	/* to KFD */
 	__u32 dmabuf_fd;	/* to KFD */
+	__u32 gem_handle;	/* to KFD, with dmabuf_fd = KFD_INVALID_FD */
+	__u32 flags;		/* to KFD: 0 */
 };
 
 struct kfd_ioctl_export_dmabuf_args {

@@ -18,7 +18,8 @@ if ! out=$(INCLUDE_DEST=$want "$top/scripts/uapi-sync" 2>&1); then
 	tap_fail "scripts/uapi-sync: base + series' UAPI headers made"
 	exit 1
 fi
-for h in linux/kfd_ioctl.h drm/drm.h drm/drm_mode.h linux/bits.h linux/const.h; do
+for h in linux/kfd_ioctl.h drm/drm.h drm/drm_mode.h linux/bits.h linux/const.h \
+	 drm/amdgpu_drm.h; do
 	if cmp -s "$top/include/uapi/$h" "$want/uapi/$h"; then
 		tap_ok "include/uapi/$h is base + series, as headers_install makes it"
 	else
@@ -42,5 +43,12 @@ if printf '#include <linux/kfd_ioctl.h>\nint x = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_
 	tap_ok "the tools' headers (-isystem include/uapi) have AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH"
 else
 	tap_fail "the tools' headers (-isystem include/uapi) have AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH"
+fi
+# and the render node's GEM_USERPTR with ranges, for the tools that use it
+if printf '#include <drm/amdgpu_drm.h>\nint x = AMDGPU_GEM_USERPTR_RANGES;\n' |
+	gcc -isystem "$top/include/uapi" -x c -c -o /dev/null - 2>/dev/null; then
+	tap_ok "the tools' headers (-isystem include/uapi) have AMDGPU_GEM_USERPTR_RANGES"
+else
+	tap_fail "the tools' headers (-isystem include/uapi) have AMDGPU_GEM_USERPTR_RANGES"
 fi
 [ "$TAP_FAILED" -eq 0 ]

@@ -136,6 +136,7 @@ render_fail() {
 	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
 	echo 0 >"$params/restore_commit_delay_ms"
+	echo 0 >"$params/exec_submit_delay_ms"
 	tap_diag_last 4 '^(not )?ok|^# +.*[^ ]' <<<"$out"
 	if [ $rc -ne 0 ] && has_line "^not ok .*$t" <<<"$out"; then
 		tap_ok "$sw makes $t fail"
@@ -163,6 +164,7 @@ done
 # page it faulted before the invalidation; the importer's worker must
 # evict and restore the object it took over
 render_fail inject_skip_seq_check render.invalidate_between_fault_and_commit
+render_fail inject_skip_submit_check render.invalidate_between_copy_and_submit
 render_fail inject_ignore_invalidate render.import_evict_restore_free
 render_fail inject_never_restore render.import_evict_restore_free
 stress_fail inject_ignore_invalidate "STALE READ"
