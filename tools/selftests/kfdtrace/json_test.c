@@ -325,8 +325,8 @@ TEST(bpftrace_view_knows_the_same_commands)
 			snprintf(want, sizeof(want), "0x%08x", d->cmd);
 			EXPECT_NE(NULL, strstr(text, want)) TH_LOG("%s (%s)", d->name, want);
 		}
-	/* 7.3: 41 of amdkfd's (CREATE_PROCESS and PROFILER too), 7 of the device's */
-	EXPECT_EQ(48, n);
+	/* 7.3: 41 of amdkfd's (CREATE_PROCESS and PROFILER too), 8 of the device's */
+	EXPECT_EQ(49, n);
 	free(text);
 }
 
