@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,8 +480,10 @@ TEST(secondary_process_refuses_single_and_batch)
 
 /*
  * The layout on 7.3: the first free number, 0x29 (AMDKFD_IOC_PROFILER holds
- * 0x28, the number v4 took on 6.12), 48 bytes, ranges of 16, and the minor
- * version after 7.3's 23.
+ * 0x28, the number v4 took on 6.12), 48 bytes, ranges of 16; the import of
+ * a render-node GEM userptr (patch 19) grows AMDKFD_IOC_IMPORT_DMABUF's
+ * struct from 24 to 32 bytes (gem_handle, flags) at its own number; and
+ * the minor versions after 7.3's 23: 24 for the batch, 25 for the import.
  */
 TEST(uapi_layout)
 {
@@ -490,7 +493,10 @@ TEST(uapi_layout)
 	EXPECT_EQ(_IOC_READ | _IOC_WRITE, _IOC_DIR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH));
 	EXPECT_EQ(16, sizeof(struct kfd_ioctl_userptr_range));
 	EXPECT_EQ(0x2A, AMDKFD_COMMAND_END);
-	EXPECT_EQ(24, KFD_IOCTL_MINOR_VERSION);
+	EXPECT_EQ(0x1D, _IOC_NR(AMDKFD_IOC_IMPORT_DMABUF));
+	EXPECT_EQ(32, _IOC_SIZE(AMDKFD_IOC_IMPORT_DMABUF));
+	EXPECT_EQ(24, offsetof(struct kfd_ioctl_import_dmabuf_args, gem_handle));
+	EXPECT_EQ(25, KFD_IOCTL_MINOR_VERSION);
 }
 
 /*
