@@ -379,7 +379,10 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		--expect 'verdict.eviction == "pass"' --expect "verdict.lost == 0" \
 		--expect "status == 0" --expect "evict.emu >= 10" --expect "ioctl.emu_batch.calls == 1" \
 		-- "$top/build/bin/userptr-stress" -n 64 -s 16k -i 120
-	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
+	# modprobe -r unloads the device's own dependencies, not theirs: the
+	# GEM helper (drm_gem_userptr) goes with the device, the batch helper
+	# it uses must be named
+	tap_run "rmmod userptr_emu" modprobe -r userptr_emu drm_userptr_batch
 	# unloaded again (the helper with it); cgroup v2 is mounted now
 	feature_is "kfdtrace feature: the device unloaded again, cgroup v2 mounted" \
 		"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off cgroup=live hmm:fentry notifier:fentry"
