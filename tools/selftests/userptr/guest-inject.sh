@@ -77,6 +77,18 @@ baseline() {
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after the baseline"
 }
 
+# judge_fail SWITCH TEST RC LINES OUT: TEST's run with SWITCH on (exit RC,
+# output OUT, of which the last LINES results and messages are shown)
+# failed, and failed TEST
+judge_fail() {
+	tap_diag_last "$4" '^(not )?ok|^# +.*[^ ]' <<<"$5"
+	if [ "$3" -ne 0 ] && has_line "^not ok .*$2" <<<"$5"; then
+		tap_ok "$1 makes $2 fail"
+	else
+		tap_fail "$1 makes $2 fail (it passed)"
+	fi
+}
+
 # expect_fail SWITCH TEST: with SWITCH on, TEST fails, and so does
 # kfdtrace's verdict on the same run: one run gives both answers (an exec
 # of the test costs seconds here). The tracing shifts timing, but no test
@@ -88,12 +100,7 @@ expect_fail() {
 	echo 1 >"$params/$sw"
 	out=$("$kt" record -o /tmp/broken.json -- "$tests" -r "$t" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
-	tap_diag_last 6 '^(not )?ok|^# +.*[^ ]' <<<"$out"
-	if [ $rc -ne 0 ] && has_line "^not ok .*$t" <<<"$out"; then
-		tap_ok "$sw makes $t fail"
-	else
-		tap_fail "$sw makes $t fail (it passed)"
-	fi
+	judge_fail "$sw" "$t" "$rc" 6 "$out"
 	verdict "$sw makes kfdtrace's verdict on $t fail" /tmp/broken.json fail
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
@@ -137,12 +144,7 @@ render_fail() {
 	echo 0 >"$params/$sw"
 	echo 0 >"$params/restore_commit_delay_ms"
 	echo 0 >"$params/exec_submit_delay_ms"
-	tap_diag_last 4 '^(not )?ok|^# +.*[^ ]' <<<"$out"
-	if [ $rc -ne 0 ] && has_line "^not ok .*$t" <<<"$out"; then
-		tap_ok "$sw makes $t fail"
-	else
-		tap_fail "$sw makes $t fail (it passed)"
-	fi
+	judge_fail "$sw" "$t" "$rc" 4 "$out"
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
 
