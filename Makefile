@@ -140,6 +140,10 @@ VMLINUX_H := bpf/vmlinux/$(BPF_ARCH)/vmlinux.h
 # otherwise drops from the layout
 BPF_CFLAGS := -g -O2 -Wall -fms-extensions -Wno-microsoft-anon-tag -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -Ibpf/vmlinux/$(BPF_ARCH) -Ibpf
+# libdrm: the DRM nodes' drivers (kfdtrace), render nodes (libuserptr)
+DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null)
+DRM_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+
 TOOL_CFLAGS := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
 	       -Wno-missing-field-initializers -I$(BPF_OUT) -Ibpf
 
@@ -177,7 +181,7 @@ $(BIN)/kfdtrace: $(KFDTRACE_SRC) $(KFDTRACE_HDR) bpf/kfdtrace.h $(BPF_OUT)/kfdtr
 		 include/test/userptr_emu_uapi.h $(UAPI)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
 	$(CC) $(TOOL_CFLAGS) -isystem $(UAPI) -Iinclude/test -DKT_VERSION='"$(LIB_VERSION)"' \
-		$(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -ljansson -lm
+		$(DRM_CFLAGS) $(KFDTRACE_SRC) -o $@ -lbpf -lelf -lz -ljansson -lm $(DRM_LIBS)
 
 # the JSON reader and writer, and the verdict they carry: no BPF needed
 KFDTRACE_JSON_SRC := $(addprefix $(KFDTRACE_DIR)/,doc.c report.c verdict.c ioctls.c events.c)
@@ -223,39 +227,39 @@ $(BUILD)/lib/userptr.o: tools/libuserptr/userptr.c tools/libuserptr/userptr.h \
 			tools/libuserptr/hsakmt_compat.h include/test/userptr_emu_uapi.h \
 			$(UAPI)/linux/kfd_ioctl.h | tool-deps
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(LIB_CFLAGS) $(DRM_CFLAGS) -fPIC -c $< -o $@
 $(LIB): $(BUILD)/lib/userptr.o
 	rm -f $@ && $(AR) rcs $@ $^
 $(LIB_SO): $(BUILD)/lib/userptr.o tools/libuserptr/libuserptr.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libuserptr.so.$(LIB_SOVER) \
 		-Wl,--version-script=tools/libuserptr/libuserptr.map -Wl,-z,defs \
-		$< -o $@
+		$< -o $@ $(DRM_LIBS)
 $(BUILD)/lib/libuserptr.so: $(LIB_SO)
 	ln -sf libuserptr.so.$(LIB_VERSION) $(BUILD)/lib/libuserptr.so.$(LIB_SOVER)
 	ln -sf libuserptr.so.$(LIB_SOVER) $@
 
 $(BIN)/userptr-bench: tools/workloads/userptr_bench.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB)
+	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
 
 $(BIN)/userptr-virgl: tools/workloads/userptr_virgl.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB)
+	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
 
 $(BIN)/userptr-stress: tools/workloads/userptr_stress.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) -lpthread
+	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS) -lpthread
 
 $(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
 			   tools/libuserptr/hsakmt_compat.h $(LIB)
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr $< -o $@ $(LIB)
+	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr $< -o $@ $(LIB) $(DRM_LIBS)
 
 # on a real AMD GPU: scripts/hw-check runs it
 $(BIN)/kfd_gpu_tests: tools/selftests/amdkfd/kfd_gpu_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test -Itools/bench/gpusvm \
-		$< tools/workloads/layout.c -o $@ $(LIB)
+		$< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
 
 # the GPU reading a batch back through the HSA runtime, on a real AMD GPU:
 # scripts/hw-check runs it. ROCm's runtime in /opt/rocm when there is one,
@@ -270,12 +274,12 @@ hsa-deps:
 $(BIN)/kfd_gpu_readback: tools/selftests/amdkfd/kfd_gpu_readback.c $(WL_COMMON) | hsa-deps
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) $(HSA_CFLAGS) -Itools/libuserptr -Itools/workloads \
-		-Iinclude/test -Itools/bench/gpusvm $< tools/workloads/layout.c -o $@ $(LIB) $(HSA_LIBS)
+		-Iinclude/test -Itools/bench/gpusvm $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS) $(HSA_LIBS)
 
 $(BIN)/userptr_lib_tests: tools/selftests/libuserptr/userptr_lib_tests.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test -Itools/bench/gpusvm \
-		$< tools/workloads/layout.c -o $@ $(LIB)
+	$(CC) $(SELFTEST_CFLAGS) $(DRM_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test -Itools/bench/gpusvm \
+		$< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
 
 # PID 1 of scripts/vm-run's guest: static, so that it starts without
 # reading a shared library over 9p

@@ -50,6 +50,15 @@ const volatile bool kfd_at_driver;
 const volatile bool emu_at_driver;
 
 /*
+ * Set by the loader before load: the DRM nodes of amdgpu and the test
+ * device (kernel dev_t, 0 ends the list) and their drivers (enum
+ * kt_drm_drv), and whether their calls are counted at drm_ioctl().
+ */
+const volatile __u32 drm_node_dev[KT_MAX_DRM_NODES];
+const volatile __u32 drm_node_drv[KT_MAX_DRM_NODES];
+const volatile bool drm_at_driver;
+
+/*
  * The traced processes, by tgid: the loader adds the first, forks of a
  * new process add their children (a new thread shares its process's
  * entry), and the exit of a process's last thread removes it. A hash
@@ -392,7 +401,42 @@ static __always_inline bool candidate(__u32 cmd)
 
 	if (cmd == KT_KFD_CREATE_PROCESS)
 		return true;
+	/* (DRM's on the DRM nodes only: classify() leaves the others alone) */
+	if (type == KT_DRM_TYPE)
+		return drm_node_dev[0];
 	return (cmd >> 16) & 0x3fff && (type == KT_KFD_TYPE || type == KT_EMU_TYPE);
+}
+
+/* the driver of DRM node @rdev (enum kt_drm_drv), KT_DRV_NONE when not ours */
+static __always_inline __u32 drm_drv_of(__u32 rdev)
+{
+	int i;
+
+	for (i = 0; i < KT_MAX_DRM_NODES && drm_node_dev[i]; i++)
+		if (drm_node_dev[i] == rdev)
+			return drm_node_drv[i];
+	return KT_DRV_NONE;
+}
+
+/*
+ * The class of a DRM command @nr on a node of driver @drv (*name as
+ * classify()'s): its GEM_USERPTR comes back as KT_GEM_USERPTR, the flags
+ * in the user's arguments tell a batch (ranges_of()).
+ */
+static __always_inline __u32 classify_drm(__u32 nr, __u32 drv, __u32 *name)
+{
+	__u32 base = KT_DRM_NAMES + (drv - 1) * KT_DRM_NR_END, userptr;
+
+	if (nr == KT_DRM_GEM_CLOSE) {
+		*name = base + KT_DRM_NR_CMDS + 1;
+		return KT_GEM_CLOSE;
+	}
+	if (nr < KT_DRM_COMMAND_BASE || nr >= KT_DRM_COMMAND_BASE + KT_DRM_NR_CMDS)
+		return KT_GEM_OTHER;
+	nr -= KT_DRM_COMMAND_BASE;
+	*name = base + nr + 1;
+	userptr = drv == KT_DRV_AMDGPU ? KT_AMDGPU_GEM_USERPTR : KT_EMU_GEM_USERPTR;
+	return nr == userptr ? KT_GEM_USERPTR : KT_GEM_OTHER;
 }
 
 /*
@@ -427,9 +471,14 @@ static __always_inline __u32 fd_rdev(long fd)
  */
 static __always_inline __u32 classify(__u32 cmd, __u32 rdev, __u32 *name)
 {
-	__u32 type = (cmd >> 8) & 0xff, nr = cmd & 0xff;
+	__u32 type = (cmd >> 8) & 0xff, nr = cmd & 0xff, drv;
 
 	*name = 0;
+	/* a DRM call on another driver's node is not counted (KT_NR_CLASSES) */
+	if (type == KT_DRM_TYPE) {
+		drv = rdev ? drm_drv_of(rdev) : KT_DRV_NONE;
+		return drv ? classify_drm(nr, drv, name) : KT_NR_CLASSES;
+	}
 	if (!rdev)
 		return KT_NOT_DEVICE;
 	if (rdev == kfd_dev && type == KT_KFD_TYPE && nr < KT_KFD_NR_END &&
@@ -456,6 +505,8 @@ static __always_inline __u32 classify(__u32 cmd, __u32 rdev, __u32 *name)
 			return KT_EMU_BATCH;
 		case KT_EMU_FREE:
 			return KT_EMU_FREE_MEM;
+		case KT_EMU_IMPORT_GEM:
+			return KT_GEM_IMPORT;
 		default:
 			return KT_EMU_OTHER;
 		}
@@ -464,13 +515,20 @@ static __always_inline __u32 classify(__u32 cmd, __u32 rdev, __u32 *name)
 }
 
 /*
- * The ranges a call of *class asks to register, from the user's
- * arguments; a KFD allocation without the USERPTR flag becomes
- * KT_KFD_ALLOC_OTHER. Read only for the processes followed.
+ * The ranges a call of *class (ioctl_names index + 1 @name) asks to
+ * register, from the user's arguments; a KFD allocation without the
+ * USERPTR flag becomes KT_KFD_ALLOC_OTHER, a KFD import of a GEM handle
+ * KT_GEM_IMPORT, a GEM_USERPTR with a ranges array KT_GEM_BATCH. Read
+ * only for the processes followed.
  */
-static __always_inline __u32 ranges_of(__u32 *class, unsigned long arg)
+static __always_inline __u32 ranges_of(__u32 *class, __u32 name, unsigned long arg)
 {
 	switch (*class) {
+	case KT_KFD_OTHER:
+		if (name == KT_KFD_IMPORT + 1 &&
+		    read_u32(arg + KT_IMPORT_FD_OFF) == KT_INVALID_FD)
+			*class = KT_GEM_IMPORT;
+		return 0;
 	case KT_KFD_USERPTR:
 		if (read_u32(arg + KT_ALLOC_FLAGS_OFF) & KT_FLAG_USERPTR)
 			return 1;
@@ -478,6 +536,11 @@ static __always_inline __u32 ranges_of(__u32 *class, unsigned long arg)
 		return 0;
 	case KT_EMU_USERPTR:
 		return 1;
+	case KT_GEM_USERPTR:
+		if (!(read_u32(arg + KT_GEM_FLAGS_OFF) & KT_GEM_FLAG_RANGES))
+			return 1;
+		*class = KT_GEM_BATCH;
+		return read_u32(arg + KT_GEM_NUM_RANGES_OFF);
 	case KT_KFD_BATCH:
 	case KT_EMU_BATCH:
 		return read_u32(arg + KT_BATCH_NUM_OFF);
@@ -533,7 +596,7 @@ int BPF_PROG(kt_exit, struct task_struct *p)
 static __always_inline void ioctl_begin(struct kt_task *t, __u32 class, __u32 name,
 					unsigned long arg)
 {
-	t->ioctl_ranges = ranges_of(&class, arg);
+	t->ioctl_ranges = ranges_of(&class, name, arg);
 	t->ioctl_class = class;
 	t->ioctl_name = name;
 	t->ioctl_ts = bpf_ktime_get_ns();
@@ -558,7 +621,7 @@ int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 	t = traced_task();
 	if (!t)
 		return 0;
-	if (kfd_dev || emu_dev)
+	if (kfd_dev || emu_dev || drm_node_dev[0])
 		rdev = fd_rdev(ctx->args[0]);
 	/*
 	 * (A call is counted once either way: the task has one slot, which
@@ -568,6 +631,9 @@ int kt_ioctl_enter(struct trace_event_raw_sys_enter *ctx)
 	if (rdev && ((kfd_at_driver && rdev == kfd_dev) || (emu_at_driver && rdev == emu_dev)))
 		return 0;
 	class = classify(cmd, rdev, &name);
+	if (class == KT_NR_CLASSES ||
+	    (drm_at_driver && class >= KT_GEM_USERPTR && class <= KT_GEM_OTHER))
+		return 0;
 	ioctl_begin(t, class, name, ctx->args[2]);
 	return 0;
 }
@@ -650,10 +716,12 @@ static __always_inline void drv_enter(__u32 cmd, unsigned long arg, __u32 rdev)
 
 	if (!candidate(cmd))
 		return;
+	class = classify(cmd, rdev, &name);
+	if (class == KT_NR_CLASSES)
+		return;
 	t = traced_task();
 	if (!t)
 		return;
-	class = classify(cmd, rdev, &name);
 	ioctl_begin(t, class, name, arg);
 }
 
@@ -710,6 +778,45 @@ int BPF_KPROBE(kt_emu_ioctl_kprobe, struct file *filp, unsigned int cmd, unsigne
 
 SEC("kretprobe/uemu_ioctl")
 int BPF_KRETPROBE(kt_emu_ioctl_kretprobe, long ret)
+{
+	ioctl_end(ret);
+	return 0;
+}
+
+/*
+ * Every DRM driver's ioctls pass drm_ioctl() (amdgpu's through
+ * amdgpu_drm_ioctl()): those on other nodes than ours leave at
+ * classify(), before the task's state is looked up.
+ */
+static __always_inline __u32 file_rdev(struct file *filp)
+{
+	return BPF_CORE_READ(filp, f_inode, i_rdev);
+}
+
+SEC("fentry/drm_ioctl")
+int BPF_PROG(kt_drm_ioctl_fentry, struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	drv_enter(cmd, arg, file_rdev(filp));
+	return 0;
+}
+
+SEC("fexit/drm_ioctl")
+int BPF_PROG(kt_drm_ioctl_fexit, struct file *filp, unsigned int cmd, unsigned long arg,
+	     long ret)
+{
+	ioctl_end(ret);
+	return 0;
+}
+
+SEC("kprobe/drm_ioctl")
+int BPF_KPROBE(kt_drm_ioctl_kprobe, struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	drv_enter(cmd, arg, file_rdev(filp));
+	return 0;
+}
+
+SEC("kretprobe/drm_ioctl")
+int BPF_KRETPROBE(kt_drm_ioctl_kretprobe, long ret)
 {
 	ioctl_end(ret);
 	return 0;

@@ -35,6 +35,7 @@
 #define KT_KFD_TYPE		'K'
 #define KT_KFD_ALLOC		0x16	/* AMDKFD_IOC_ALLOC_MEMORY_OF_GPU */
 #define KT_KFD_FREE		0x17	/* AMDKFD_IOC_FREE_MEMORY_OF_GPU */
+#define KT_KFD_IMPORT		0x1d	/* AMDKFD_IOC_IMPORT_DMABUF */
 #define KT_KFD_ALLOC_BATCH	0x29	/* AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH (7.3) */
 #define KT_KFD_CREATE_PROCESS	0x4b27	/* AMDKFD_IOC_CREATE_PROCESS: no size */
 #define KT_KFD_NR_END		0x80
@@ -42,12 +43,46 @@
 #define KT_EMU_ALLOC		1
 #define KT_EMU_ALLOC_BATCH	2
 #define KT_EMU_FREE		3
+#define KT_EMU_IMPORT_GEM	8
 #define KT_EMU_NR_END		0x20
+
+/*
+ * The DRM nodes (card* and renderD*) of the drivers whose GEM userptr
+ * objects kfdtrace counts, at most KT_MAX_DRM_NODES: the loader gives the
+ * probes each node's device number and driver (drm_node_dev[],
+ * drm_node_drv[]). drm_ioctl() dispatches on the number alone (it
+ * zero-extends or truncates the argument to its own size), so a call is
+ * the driver's when its fd is one of its nodes and its type 'd': a
+ * driver command (DRM_COMMAND_BASE + 0 .. KT_DRM_NR_CMDS - 1), the core's
+ * GEM_CLOSE, or another core command.
+ */
+#define KT_MAX_DRM_NODES	16
+#define KT_DRM_TYPE		'd'
+#define KT_DRM_COMMAND_BASE	0x40
+#define KT_DRM_NR_CMDS		0x20
+#define KT_DRM_GEM_CLOSE	0x09	/* DRM_IOCTL_GEM_CLOSE */
+#define KT_DRM_NR_END		(KT_DRM_NR_CMDS + 1)	/* GEM_CLOSE last */
+
+enum kt_drm_drv {
+	KT_DRV_NONE,
+	KT_DRV_AMDGPU,		/* DRM_AMDGPU_GEM_USERPTR = 0x11 */
+	KT_DRV_EMU,		/* the test device's render node: 0x00 */
+	KT_NR_DRV,
+};
+
+#define KT_AMDGPU_GEM_USERPTR	0x11
+#define KT_EMU_GEM_USERPTR	0x00
 
 /* byte offsets in the argument structs (the same for both devices) */
 #define KT_ALLOC_FLAGS_OFF	36	/* kfd_ioctl_alloc_memory_of_gpu_args.flags */
 #define KT_BATCH_NUM_OFF	32	/* ..._batch_args.num_ranges */
 #define KT_FLAG_USERPTR		0x4U	/* KFD_IOC_ALLOC_MEM_FLAGS_USERPTR */
+#define KT_IMPORT_FD_OFF	20	/* kfd_ioctl_import_dmabuf_args.dmabuf_fd */
+#define KT_INVALID_FD		0xffffffffU	/* KFD_INVALID_FD: a GEM handle */
+/* drm_amdgpu_gem_userptr, which the test device's render node shares */
+#define KT_GEM_FLAGS_OFF	16
+#define KT_GEM_NUM_RANGES_OFF	32
+#define KT_GEM_FLAG_RANGES	0x10U	/* AMDGPU_GEM_USERPTR_RANGES */
 
 enum kt_class {
 	KT_KFD_USERPTR,		/* ALLOC_MEMORY_OF_GPU with the USERPTR flag */
@@ -60,14 +95,27 @@ enum kt_class {
 	KT_EMU_FREE_MEM,
 	KT_EMU_OTHER,
 	KT_NOT_DEVICE,		/* a 'K' or 'u' number, not a known ioctl of the file's device */
+	/* on a DRM node of amdgpu or the test device (KT_MAX_DRM_NODES) */
+	KT_GEM_USERPTR,		/* GEM_USERPTR of one range */
+	KT_GEM_BATCH,		/* GEM_USERPTR with a ranges array */
+	/*
+	 * a GEM userptr taken over by the compute device's file: amdkfd's
+	 * IMPORT_DMABUF with dmabuf_fd KFD_INVALID_FD, the device's IMPORT_GEM
+	 */
+	KT_GEM_IMPORT,
+	KT_GEM_CLOSE,		/* DRM_IOCTL_GEM_CLOSE */
+	KT_GEM_OTHER,		/* any other DRM command */
 	KT_NR_CLASSES,
 };
 
 /*
  * Calls by ioctl (map "ioctl_names"): amdkfd's at their number, the
- * emulated device's at KT_KFD_NR_END + number.
+ * emulated device's at KT_KFD_NR_END + number, then each DRM driver's
+ * commands at KT_DRM_NAMES + (driver - 1) * KT_DRM_NR_END + number -
+ * DRM_COMMAND_BASE, its GEM_CLOSE after them.
  */
-#define KT_NR_NAMES	(KT_KFD_NR_END + KT_EMU_NR_END)
+#define KT_DRM_NAMES	(KT_KFD_NR_END + KT_EMU_NR_END)
+#define KT_NR_NAMES	(KT_DRM_NAMES + (KT_NR_DRV - 1) * KT_DRM_NR_END)
 
 struct kt_name_stat {
 	__u64 calls;

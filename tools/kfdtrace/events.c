@@ -70,6 +70,7 @@ int kt_evfile_end(FILE *f, const struct kt_run *r, __u64 end_ns)
 	memcpy(e->errnos, r->errnos, sizeof(e->errnos));
 	memcpy(e->kfd_dev, r->kfd_dev, sizeof(e->kfd_dev));
 	memcpy(e->emu_dev, r->emu_dev, sizeof(e->emu_dev));
+	memcpy(e->drm_dev, r->drm_dev, sizeof(e->drm_dev));
 	e->follow_max = r->follow_max;
 	e->end_ns = end_ns;
 	e->seconds = r->seconds;
@@ -115,8 +116,10 @@ static int end_record(struct kt_run *r, const void *buf, __u32 len, __u64 *end_n
 	memcpy(r->errnos, e->errnos, sizeof(r->errnos));
 	memcpy(r->kfd_dev, e->kfd_dev, sizeof(r->kfd_dev));
 	memcpy(r->emu_dev, e->emu_dev, sizeof(r->emu_dev));
+	memcpy(r->drm_dev, e->drm_dev, sizeof(r->drm_dev));
 	r->kfd_dev[sizeof(r->kfd_dev) - 1] = 0;
 	r->emu_dev[sizeof(r->emu_dev) - 1] = 0;
+	r->drm_dev[sizeof(r->drm_dev) - 1] = 0;
 	r->follow_max = e->follow_max;
 	for (at = 0; at < KT_IT_NR; at++)
 		r->ioctl_at[at] = e->ioctl_at >> (2 * at) & 3;

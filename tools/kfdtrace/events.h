@@ -51,7 +51,7 @@ struct kt_evfile_end {
 	struct kt_hist_val hists[KT_NR_HISTS];
 	struct kt_name_stat names[KT_NR_NAMES];
 	__u64 errnos[KT_MAX_ERRNO];
-	char kfd_dev[16], emu_dev[16];
+	char kfd_dev[16], emu_dev[16], drm_dev[128];
 	__u64 follow_max;
 	__u64 end_ns;		/* the end of the trace, bpf_ktime_get_ns()'s clock */
 	double seconds;

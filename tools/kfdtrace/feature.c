@@ -43,7 +43,8 @@
 enum {
 	F_PRIV, F_BTF, F_TRACEFS, F_FENTRY, F_KPROBE,
 	F_GROUP,	/* F_GROUP + enum kt_group: the probe groups */
-	F_KFD_DEV = F_GROUP + KT_G_NR, F_KFD_BATCH, F_EMU_DEV, F_EMU_BATCH, F_CGROUP,
+	F_KFD_DEV = F_GROUP + KT_G_NR, F_KFD_BATCH, F_EMU_DEV, F_EMU_BATCH, F_DRM_NODES,
+	F_CGROUP,
 	F_NR,
 };
 
@@ -67,6 +68,7 @@ static struct feature feats[F_NR] = {
 	[F_KFD_BATCH] = { "kfd_batch" },
 	[F_EMU_DEV] = { "emu_dev" },
 	[F_EMU_BATCH] = { "emu_batch" },
+	[F_DRM_NODES] = { "drm_nodes" },
 	[F_CGROUP] = { "cgroup" },
 };
 
@@ -311,10 +313,11 @@ static __u8 ioctl_at[KT_IT_NR];
 
 static void say_ioctl_at(struct feature *f)
 {
-	static const char *const fns[] = { "kfd_ioctl [amdgpu]", "uemu_ioctl [userptr_emu]" };
+	static const char *const fns[] = { "kfd_ioctl [amdgpu]", "uemu_ioctl [userptr_emu]",
+					   "drm_ioctl" };
 	int i;
 
-	for (i = KT_IT_KFD; i <= KT_IT_EMU; i++) {
+	for (i = KT_IT_KFD; i <= KT_IT_DRM; i++) {
 		const char *name = kt_ioctl_target_names[i];
 
 		switch (ioctl_at[i]) {
@@ -551,6 +554,19 @@ static void probe_dev(struct feature *f, const char *dev, const char *absent)
 	say(f, "%s (%u:%u) opens read-write", dev, major(st.st_rdev), minor(st.st_rdev));
 }
 
+/* the DRM nodes whose GEM userptr commands record counts */
+static void probe_drm(struct feature *f)
+{
+	struct kt_drm_node nodes[KT_MAX_DRM_NODES];
+	char desc[128];
+
+	f->live = kt_drm_nodes(nodes, KT_MAX_DRM_NODES, desc, sizeof(desc)) > 0;
+	if (f->live)
+		say(f, "%s: their GEM userptr commands counted", desc);
+	else
+		say(f, "no DRM node of amdgpu or userptr_emu (no GPU, or its render node does not open)");
+}
+
 /* the batch ioctl exists when its device's sysfs attribute does, which holds the cap */
 static void probe_batch(struct feature *f, const char *attr, const char *dev_dir,
 			const char *absent, const char *none)
@@ -776,6 +792,7 @@ int do_feature(int argc, char **argv)
 	probe_batch(&feats[F_EMU_BATCH], EMU_BATCH_ATTR, "/sys/class/misc/userptr_emu",
 		    "userptr_emu not loaded",
 		    "the device has no batch ioctl (loaded with hide_batch=1): one ioctl a range");
+	probe_drm(&feats[F_DRM_NODES]);
 	probe_cgroup(&feats[F_CGROUP]);
 
 	if (a.json)

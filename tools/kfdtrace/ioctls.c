@@ -4,9 +4,13 @@
  * names and whole commands, from the uAPI headers of the project's kernel
  * (AMDKFD_COMMAND_START..END) and of the device. The probes count a call
  * as the device's only when its fd is the device and its command is one
- * of these (bpf/kfdtrace.bpf.c, classify()).
+ * of these (bpf/kfdtrace.bpf.c, classify()). On the DRM nodes of amdgpu
+ * and of the test device, by number only, as drm_ioctl() dispatches.
  */
+#include <stddef.h>
+
 #include <linux/kfd_ioctl.h>
+#include <drm/amdgpu_drm.h>
 
 #include "userptr_emu_uapi.h"
 #include "report.h"
@@ -16,8 +20,22 @@ _Static_assert(_IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU) == KT_KFD_ALLOC, "KT_KFD_
 _Static_assert(_IOC_NR(AMDKFD_IOC_FREE_MEMORY_OF_GPU) == KT_KFD_FREE, "KT_KFD_FREE");
 _Static_assert(_IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH) == KT_KFD_ALLOC_BATCH,
 	       "KT_KFD_ALLOC_BATCH");
+_Static_assert(_IOC_NR(AMDKFD_IOC_IMPORT_DMABUF) == KT_KFD_IMPORT, "KT_KFD_IMPORT");
+_Static_assert(offsetof(struct kfd_ioctl_import_dmabuf_args, dmabuf_fd) == KT_IMPORT_FD_OFF &&
+	       KFD_INVALID_FD == KT_INVALID_FD, "KT_IMPORT_FD_OFF");
+_Static_assert(_IOC_NR(USERPTR_EMU_IOC_IMPORT_GEM) == KT_EMU_IMPORT_GEM, "KT_EMU_IMPORT_GEM");
 _Static_assert(AMDKFD_COMMAND_END <= KT_KFD_NR_END, "KT_KFD_NR_END");
 _Static_assert(AMDKFD_IOC_CREATE_PROCESS == KT_KFD_CREATE_PROCESS, "KT_KFD_CREATE_PROCESS");
+_Static_assert(DRM_AMDGPU_GEM_USERPTR == KT_AMDGPU_GEM_USERPTR, "KT_AMDGPU_GEM_USERPTR");
+_Static_assert(USERPTR_EMU_DRM_GEM_USERPTR == KT_EMU_GEM_USERPTR, "KT_EMU_GEM_USERPTR");
+_Static_assert(_IOC_NR(DRM_IOCTL_GEM_CLOSE) == KT_DRM_GEM_CLOSE, "KT_DRM_GEM_CLOSE");
+_Static_assert(DRM_COMMAND_BASE == KT_DRM_COMMAND_BASE, "KT_DRM_COMMAND_BASE");
+_Static_assert(AMDGPU_GEM_USERPTR_RANGES == KT_GEM_FLAG_RANGES, "KT_GEM_FLAG_RANGES");
+_Static_assert(offsetof(struct drm_amdgpu_gem_userptr, flags) == KT_GEM_FLAGS_OFF &&
+	       offsetof(struct drm_amdgpu_gem_userptr, num_ranges) == KT_GEM_NUM_RANGES_OFF &&
+	       offsetof(struct drm_userptr_emu_gem_userptr, flags) == KT_GEM_FLAGS_OFF &&
+	       offsetof(struct drm_userptr_emu_gem_userptr, num_ranges) == KT_GEM_NUM_RANGES_OFF,
+	       "KT_GEM_*_OFF");
 
 #define KFD(n)	{ "AMDKFD_IOC_" #n, AMDKFD_IOC_##n }
 #define EMU(n)	{ "USERPTR_EMU_IOC_" #n, USERPTR_EMU_IOC_##n }
@@ -73,9 +91,46 @@ const struct kt_ioctl_def kt_emu_ioctls[] = {
 	{}
 };
 
+#define AMDGPU(n)	{ "DRM_IOCTL_AMDGPU_" #n, DRM_IOCTL_AMDGPU_##n }
+#define EMU_DRM(n)	{ "DRM_IOCTL_USERPTR_EMU_" #n, DRM_IOCTL_USERPTR_EMU_##n }
+
+/* the DRM drivers' commands, by enum kt_drm_drv */
+const struct kt_ioctl_def kt_amdgpu_ioctls[] = {
+	AMDGPU(GEM_CREATE), AMDGPU(GEM_MMAP), AMDGPU(CTX), AMDGPU(BO_LIST), AMDGPU(CS),
+	AMDGPU(INFO), AMDGPU(GEM_METADATA), AMDGPU(GEM_WAIT_IDLE), AMDGPU(GEM_VA),
+	AMDGPU(WAIT_CS), AMDGPU(GEM_OP), AMDGPU(GEM_USERPTR), AMDGPU(WAIT_FENCES), AMDGPU(VM),
+	AMDGPU(FENCE_TO_HANDLE), AMDGPU(SCHED), AMDGPU(USERQ), AMDGPU(USERQ_SIGNAL),
+	AMDGPU(USERQ_WAIT), AMDGPU(GEM_LIST_HANDLES), AMDGPU(PROC_OPTIONS),
+	{ "DRM_IOCTL_GEM_CLOSE(amdgpu)", DRM_IOCTL_GEM_CLOSE },
+	{}
+};
+
+const struct kt_ioctl_def kt_emu_drm_ioctls[] = {
+	EMU_DRM(GEM_USERPTR), EMU_DRM(EXEC), EMU_DRM(GEM_QUERY), EMU_DRM(STATS),
+	{ "DRM_IOCTL_GEM_CLOSE(userptr_emu)", DRM_IOCTL_GEM_CLOSE },
+	{}
+};
+
+/* the names of driver @drv's DRM commands, NULL for none */
+const struct kt_ioctl_def *kt_drm_ioctls(unsigned int drv)
+{
+	return drv == KT_DRV_AMDGPU ? kt_amdgpu_ioctls :
+	       drv == KT_DRV_EMU ? kt_emu_drm_ioctls : NULL;
+}
+
+/* the ioctl_names index of DRM command @cmd of driver @drv (GEM_CLOSE last) */
+static unsigned int drm_slot(unsigned int drv, unsigned int cmd)
+{
+	unsigned int nr = _IOC_NR(cmd);
+
+	return KT_DRM_NAMES + (drv - 1) * KT_DRM_NR_END +
+	       (nr == KT_DRM_GEM_CLOSE ? KT_DRM_NR_CMDS : nr - KT_DRM_COMMAND_BASE);
+}
+
 const char *kt_ioctl_name(unsigned int idx)
 {
 	const struct kt_ioctl_def *d;
+	unsigned int drv;
 
 	for (d = kt_kfd_ioctls; d->name; d++)
 		if (_IOC_NR(d->cmd) == idx)
@@ -83,5 +138,9 @@ const char *kt_ioctl_name(unsigned int idx)
 	for (d = kt_emu_ioctls; d->name; d++)
 		if (KT_KFD_NR_END + _IOC_NR(d->cmd) == idx)
 			return d->name;
+	for (drv = KT_DRV_AMDGPU; drv < KT_NR_DRV; drv++)
+		for (d = kt_drm_ioctls(drv); d->name; d++)
+			if (drm_slot(drv, d->cmd) == idx)
+				return d->name;
 	return NULL;
 }

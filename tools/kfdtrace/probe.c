@@ -11,13 +11,18 @@
  * kernel that refuses one kind is not a failed load and a page of libbpf
  * errors; libbpf speaks only with -v.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <xf86drm.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -38,6 +43,10 @@ static const struct kt_prog_info progs[] = {
 	{ "kt_emu_ioctl_fexit", KT_G_IOCTL, 1, "drv:userptr_emu:uemu_ioctl" },
 	{ "kt_emu_ioctl_kprobe", KT_G_IOCTL, 2, "drv:userptr_emu:uemu_ioctl" },
 	{ "kt_emu_ioctl_kretprobe", KT_G_IOCTL, 2, "drv:userptr_emu:uemu_ioctl" },
+	{ "kt_drm_ioctl_fentry", KT_G_IOCTL, 1, "drv:drm:drm_ioctl" },
+	{ "kt_drm_ioctl_fexit", KT_G_IOCTL, 1, "drv:drm:drm_ioctl" },
+	{ "kt_drm_ioctl_kprobe", KT_G_IOCTL, 2, "drv:drm:drm_ioctl" },
+	{ "kt_drm_ioctl_kretprobe", KT_G_IOCTL, 2, "drv:drm:drm_ioctl" },
 	{ "kt_hmm_fentry", KT_G_HMM, 1, "fn:hmm_range_fault" },
 	{ "kt_hmm_fexit", KT_G_HMM, 1, "fn:hmm_range_fault" },
 	{ "kt_hmm_kprobe", KT_G_HMM, 2, "fn:hmm_range_fault" },
@@ -355,13 +364,125 @@ static bool tracepoint_exists(const char *tp)
 	return !stat(path, &st);
 }
 
-/* each device's ioctl entry: its module, function and sysfs "dev" file */
+/* the driver (enum kt_drm_drv) of DRM driver name @name */
+static __u32 drm_drv_named(const char *name)
+{
+	if (!strcmp(name, "amdgpu"))
+		return KT_DRV_AMDGPU;
+	if (!strcmp(name, "userptr_emu"))
+		return KT_DRV_EMU;
+	return KT_DRV_NONE;
+}
+
+static const char *const drm_drv_names[KT_NR_DRV] = {
+	[KT_DRV_AMDGPU] = "amdgpu", [KT_DRV_EMU] = "userptr_emu",
+};
+
+/*
+ * The nodes of /sys/class/drm (card* and renderD*) whose device is the
+ * device of a render node of ours: its driver named by DRM_IOCTL_VERSION
+ * (libdrm), which a render node answers to anyone; the primary node is
+ * never opened (its first opener would be master). Scanned once.
+ */
+int kt_drm_nodes(struct kt_drm_node *nodes, int max, char *desc, size_t len)
+{
+	static struct kt_drm_node found[KT_MAX_DRM_NODES];
+	static char real[KT_MAX_DRM_NODES][256];
+	static char text[128];
+	static int nfound = -1;
+	char path[300], *dev;
+	struct dirent *de;
+	int pass, i, n;
+	DIR *d;
+
+	if (nfound < 0) {
+		nfound = 0;
+		d = opendir("/sys/class/drm");
+		/* render nodes first, to learn the drivers; then the primaries */
+		for (pass = 0; d && pass < 2; pass++) {
+			rewinddir(d);
+			while ((de = readdir(d)) && nfound < KT_MAX_DRM_NODES) {
+				unsigned int major, minor;
+				drmVersionPtr v;
+				__u32 drv = KT_DRV_NONE;
+				FILE *f;
+				int fd;
+
+				if (strncmp(de->d_name, pass ? "card" : "renderD",
+					    pass ? 4 : 7) || strchr(de->d_name, '-'))
+					continue;
+				snprintf(path, sizeof(path), "/sys/class/drm/%s/device",
+					 de->d_name);
+				dev = realpath(path, NULL);
+				if (!dev)
+					continue;
+				if (!pass) {
+					snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
+					fd = open(path, O_RDWR | O_CLOEXEC);
+					v = fd >= 0 ? drmGetVersion(fd) : NULL;
+					if (v)
+						drv = drm_drv_named(v->name);
+					drmFreeVersion(v);
+					if (fd >= 0)
+						close(fd);
+				} else {
+					for (i = 0; i < nfound; i++)
+						if (!strcmp(real[i], dev))
+							drv = found[i].drv;
+				}
+				snprintf(path, sizeof(path), "/sys/class/drm/%s/dev", de->d_name);
+				f = fopen(path, "r");
+				n = f ? fscanf(f, "%u:%u", &major, &minor) : 0;
+				if (f)
+					fclose(f);
+				if (drv && n == 2) {
+					found[nfound].dev = major << 20 | minor;
+					found[nfound].drv = drv;
+					snprintf(real[nfound], sizeof(real[0]), "%s", dev);
+					n = strlen(text);
+					snprintf(text + n, sizeof(text) - n, "%s%s %u:%u",
+						 n ? ", " : "", drm_drv_names[drv], major, minor);
+					nfound++;
+				}
+				free(dev);
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	for (i = 0; i < nfound && i < max; i++)
+		nodes[i] = found[i];
+	if (desc)
+		snprintf(desc, len, "%s", text);
+	return i;
+}
+
+/* drm_ioctl()'s module: drm, or vmlinux (NULL) where DRM is built in */
+static const char *drm_module(void)
+{
+	return access("/sys/kernel/btf/drm", F_OK) ? NULL : "drm";
+}
+
+/*
+ * each device's ioctl entry: its module, function and sysfs "dev" file
+ * (the DRM nodes: kt_drm_nodes())
+ */
 static const struct {
 	const char *mod, *fn, *dev;
 } ioctl_entries[] = {
 	[KT_IT_KFD] = { "amdgpu", "kfd_ioctl", "/sys/class/kfd/kfd/dev" },
 	[KT_IT_EMU] = { "userptr_emu", "uemu_ioctl", "/sys/class/misc/userptr_emu/dev" },
+	[KT_IT_DRM] = { "drm", "drm_ioctl", "/sys/class/drm" },
 };
+
+static bool ioctl_target_there(int i)
+{
+	struct kt_drm_node node;
+
+	if (i == KT_IT_DRM)
+		return kt_drm_nodes(&node, 1, NULL, 0) > 0;
+	return !access(ioctl_entries[i].dev, F_OK);
+}
 
 void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR])
 {
@@ -375,19 +496,21 @@ void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR
 		memcpy(at, cached, KT_IT_NR);
 		return;
 	}
-	for (i = KT_IT_KFD; i <= KT_IT_EMU; i++) {
-		const char *fn = ioctl_entries[i].fn;
+	for (i = KT_IT_KFD; i <= KT_IT_DRM; i++) {
+		const char *fn = ioctl_entries[i].fn, *mod = ioctl_entries[i].mod;
 
-		if (access(ioctl_entries[i].dev, F_OK)) {
+		if (!ioctl_target_there(i)) {
 			at[i] = KT_AT_NONE;
 			continue;
 		}
 		any_dev = true;
-		btf = module_btf(ioctl_entries[i].mod);
+		if (i == KT_IT_DRM)
+			mod = drm_module();
+		btf = mod ? module_btf(mod) : kt_vmlinux_btf();
 		if (o->syscalls || attempt >= 1 || o->debug_ioctl_at == KT_DEBUG_AT_NONE)
 			at[i] = KT_AT_SYSCALL;
 		else if (o->debug_ioctl_at != KT_DEBUG_AT_KPROBE && btf_has_func(btf, fn) &&
-			 fentry_can_attach_in(ioctl_entries[i].mod, fn))
+			 fentry_can_attach_in(mod, fn))
 			at[i] = KT_AT_FENTRY;
 		else if (kprobe_exists(fn))
 			at[i] = KT_AT_KPROBE;
@@ -418,17 +541,18 @@ static bool ioctl_prog_planned(const struct kt_record_opts *o, const struct kt_p
 		if (at[KT_IT_OTHER] == KT_AT_SYSCALL) {
 			snprintf(why, len, "syscalls:sys_enter_ioctl, sys_exit_ioctl%s",
 				 o->syscalls ? " (-S)" : at[KT_IT_KFD] == KT_AT_SYSCALL ||
-				 at[KT_IT_EMU] == KT_AT_SYSCALL ? "" : " (no device)");
+				 at[KT_IT_EMU] == KT_AT_SYSCALL ||
+				 at[KT_IT_DRM] == KT_AT_SYSCALL ? "" : " (no device)");
 			return true;
 		}
 		snprintf(why, len, "no syscalls tracepoints: every device counted at its driver");
 		return false;
 	}
 	/* "drv:MODULE:FUNCTION" */
-	for (i = KT_IT_KFD; i <= KT_IT_EMU; i++)
+	for (i = KT_IT_KFD; i <= KT_IT_DRM; i++)
 		if (!strcmp(strrchr(t, ':') + 1, ioctl_entries[i].fn))
 			break;
-	if (i > KT_IT_EMU) {
+	if (i > KT_IT_DRM) {
 		snprintf(why, len, "unknown target %s", t);
 		return false;
 	}
@@ -436,14 +560,16 @@ static bool ioctl_prog_planned(const struct kt_record_opts *o, const struct kt_p
 	case KT_AT_FENTRY:
 	case KT_AT_KPROBE:
 		snprintf(why, len, "%s on %s [%s]", kt_ioctl_at_names[at[i]],
-			 ioctl_entries[i].fn, ioctl_entries[i].mod);
+			 ioctl_entries[i].fn, i == KT_IT_DRM && !drm_module() ? "vmlinux" :
+			 ioctl_entries[i].mod);
 		return p->flavour == (at[i] == KT_AT_FENTRY ? 1 : 2);
 	case KT_AT_SYSCALL:
 		snprintf(why, len, "%s at the syscalls tracepoints%s", kt_ioctl_target_names[i],
 			 o->syscalls ? " (-S)" : attempt ? "" : ": neither fentry nor kprobe on its entry");
 		return false;
 	default:
-		snprintf(why, len, "no %s", ioctl_entries[i].dev);
+		snprintf(why, len, i == KT_IT_DRM ? "no DRM node of amdgpu or userptr_emu" :
+			 "no %s", ioctl_entries[i].dev);
 		return false;
 	}
 }

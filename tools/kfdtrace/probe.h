@@ -59,6 +59,18 @@ bool kt_prog_planned(const struct kt_record_opts *o, const struct kt_prog_info *
  */
 void kt_ioctl_plan(const struct kt_record_opts *o, int attempt, __u8 at[KT_IT_NR]);
 
+/*
+ * The DRM nodes (card* and renderD*) of amdgpu and the test device, at
+ * most @max into @nodes, their count returned; @desc (@len bytes, NULL
+ * for none) gets "DRIVER MAJOR:MINOR, ...". Scanned once per run.
+ */
+struct kt_drm_node {
+	__u32 dev;	/* the kernel's dev_t: major << 20 | minor */
+	__u32 drv;	/* enum kt_drm_drv */
+};
+
+int kt_drm_nodes(struct kt_drm_node *nodes, int max, char *desc, size_t len);
+
 /* before the probe checks, as record does: libbpf quiet without -v, tracefs mounted */
 void kt_probe_setup(void);
 

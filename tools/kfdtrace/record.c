@@ -122,14 +122,18 @@ static int cgroup_of(const char *path, __u64 *id, __u32 *level)
 static void set_rodata(struct kfdtrace_bpf *skel, const struct kt_record_opts *o,
 		       int attempt, pid_t tgid, struct kt_run *r)
 {
+	struct kt_drm_node nodes[KT_MAX_DRM_NODES];
 	const struct kt_ioctl_def *d;
 	__u32 follow_max = 0;
+	int i, n;
 
 	kt_ioctl_plan(o, attempt, r->ioctl_at);
 	skel->rodata->kfd_at_driver = r->ioctl_at[KT_IT_KFD] == KT_AT_FENTRY ||
 				      r->ioctl_at[KT_IT_KFD] == KT_AT_KPROBE;
 	skel->rodata->emu_at_driver = r->ioctl_at[KT_IT_EMU] == KT_AT_FENTRY ||
 				      r->ioctl_at[KT_IT_EMU] == KT_AT_KPROBE;
+	skel->rodata->drm_at_driver = r->ioctl_at[KT_IT_DRM] == KT_AT_FENTRY ||
+				      r->ioctl_at[KT_IT_DRM] == KT_AT_KPROBE;
 
 	skel->rodata->filter_tgid = tgid != 0;
 	skel->rodata->filter_cgid = r->cgroup_id;
@@ -142,6 +146,11 @@ static void set_rodata(struct kfdtrace_bpf *skel, const struct kt_record_opts *o
 		skel->rodata->kfd_cmds[_IOC_NR(d->cmd)] = d->cmd;
 	for (d = kt_emu_ioctls; d->name; d++)
 		skel->rodata->emu_cmds[_IOC_NR(d->cmd)] = d->cmd;
+	n = kt_drm_nodes(nodes, KT_MAX_DRM_NODES, r->drm_dev, sizeof(r->drm_dev));
+	for (i = 0; i < n; i++) {
+		skel->rodata->drm_node_dev[i] = nodes[i].dev;
+		skel->rodata->drm_node_drv[i] = nodes[i].drv;
+	}
 	/* a map of one entry where nothing is filtered: it is not used */
 	if (tgid)
 		follow_max = o->debug_follow_max ? o->debug_follow_max : system_process_max();

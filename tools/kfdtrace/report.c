@@ -18,7 +18,8 @@
 #include "report.h"
 
 const char *const kt_ioctl_target_names[KT_IT_NR] = {
-	[KT_IT_KFD] = "kfd", [KT_IT_EMU] = "emu", [KT_IT_OTHER] = "other_files",
+	[KT_IT_KFD] = "kfd", [KT_IT_EMU] = "emu", [KT_IT_DRM] = "drm",
+	[KT_IT_OTHER] = "other_files",
 };
 
 const char *const kt_ioctl_at_names[KT_AT_NR] = {
@@ -37,6 +38,11 @@ const char *const kt_class_names[KT_NR_CLASSES] = {
 	[KT_EMU_FREE_MEM] = "emu_free",
 	[KT_EMU_OTHER] = "emu_other",
 	[KT_NOT_DEVICE] = "not_device",
+	[KT_GEM_USERPTR] = "gem_userptr",
+	[KT_GEM_BATCH] = "gem_batch",
+	[KT_GEM_IMPORT] = "gem_import",
+	[KT_GEM_CLOSE] = "gem_close",
+	[KT_GEM_OTHER] = "gem_other",
 };
 
 /* what each lost.* counts, as the JSON names it */
@@ -242,39 +248,59 @@ static void print_lost(FILE *f, const struct kt_run *r)
 			(unsigned long long)r->follow_max);
 }
 
-static __u64 calls_of(const struct kt_run *r, enum kt_class a, enum kt_class b)
+static __u64 calls_of(const struct kt_run *r, enum kt_class a, enum kt_class b,
+		      enum kt_class c)
 {
-	return r->cls[a].calls + r->cls[b].calls;
+	return r->cls[a].calls + r->cls[b].calls + r->cls[c].calls;
 }
+
+/*
+ * The registration classes: an allocation of one range or a batch, on
+ * amdkfd, on the device or as a GEM userptr on a DRM node, and the
+ * takeover of a GEM userptr by the compute file (its second step there).
+ */
+static const enum kt_class reg_classes[] = {
+	KT_KFD_USERPTR, KT_KFD_BATCH, KT_EMU_USERPTR, KT_EMU_BATCH,
+	KT_GEM_USERPTR, KT_GEM_BATCH, KT_GEM_IMPORT,
+};
 
 void kt_summarize(const struct kt_run *r, struct kt_summary *s)
 {
+	__u64 ns = 0;
+	unsigned int i;
 	int c;
 
 	memset(s, 0, sizeof(*s));
-	s->userptr_alloc = calls_of(r, KT_KFD_USERPTR, KT_EMU_USERPTR);
-	s->batch_alloc = calls_of(r, KT_KFD_BATCH, KT_EMU_BATCH);
+	s->userptr_alloc = calls_of(r, KT_KFD_USERPTR, KT_EMU_USERPTR, KT_GEM_USERPTR);
+	s->batch_alloc = calls_of(r, KT_KFD_BATCH, KT_EMU_BATCH, KT_GEM_BATCH);
+	s->takeover = r->cls[KT_GEM_IMPORT].calls;
 	s->other_alloc = r->cls[KT_KFD_ALLOC_OTHER].calls;
-	s->free = calls_of(r, KT_KFD_FREE_MEM, KT_EMU_FREE_MEM);
-	s->other = calls_of(r, KT_KFD_OTHER, KT_EMU_OTHER) + r->cls[KT_NOT_DEVICE].calls;
+	s->free = calls_of(r, KT_KFD_FREE_MEM, KT_EMU_FREE_MEM, KT_GEM_CLOSE);
+	s->other = calls_of(r, KT_KFD_OTHER, KT_EMU_OTHER, KT_GEM_OTHER) +
+		   r->cls[KT_NOT_DEVICE].calls;
 	for (c = 0; c < KT_NR_CLASSES; c++) {
 		s->total += r->cls[c].calls;
 		s->errors += r->cls[c].errors;
 	}
-	s->registered = r->cls[KT_KFD_USERPTR].ranges + r->cls[KT_KFD_BATCH].ranges +
-			r->cls[KT_EMU_USERPTR].ranges + r->cls[KT_EMU_BATCH].ranges;
-	/* registration ioctls per registered range: 1 per range, 1/N batched */
+	for (i = 0; i < ARRAY_SIZE(reg_classes); i++) {
+		s->registered += r->cls[reg_classes[i]].ranges;
+		ns += r->cls[reg_classes[i]].ns;
+	}
+	/*
+	 * registration ioctls per registered range: 1 per range, 1/N
+	 * batched; through a DRM node and a takeover, 2 per object
+	 */
 	if (s->registered)
-		s->per_range = (double)(s->userptr_alloc + s->batch_alloc) / s->registered;
-	s->ms = (r->cls[KT_KFD_USERPTR].ns + r->cls[KT_KFD_BATCH].ns +
-		 r->cls[KT_EMU_USERPTR].ns + r->cls[KT_EMU_BATCH].ns) / 1e6;
+		s->per_range = (double)(s->userptr_alloc + s->batch_alloc + s->takeover) /
+			       s->registered;
+	s->ms = ns / 1e6;
 }
 
 enum kt_ioctl_at kt_ioctl_at_of(const struct kt_run *r, enum kt_ioctl_target t)
 {
 	/* (an events file of an older kfdtrace says syscall for an absent device) */
 	if ((t == KT_IT_KFD && !r->kfd_dev[0]) || (t == KT_IT_EMU && !r->emu_dev[0]) ||
-	    r->ioctl_at[t] >= KT_AT_NR)
+	    (t == KT_IT_DRM && !r->drm_dev[0]) || r->ioctl_at[t] >= KT_AT_NR)
 		return KT_AT_NONE;
 	return r->ioctl_at[t];
 }
@@ -287,6 +313,8 @@ static const char *at_words(const struct kt_run *r, enum kt_ioctl_target t)
 				"kprobe/kretprobe on kfd_ioctl", "absent" },
 		[KT_IT_EMU] = { "syscall tracepoints", "fentry/fexit on uemu_ioctl",
 				"kprobe/kretprobe on uemu_ioctl", "absent" },
+		[KT_IT_DRM] = { "syscall tracepoints", "fentry/fexit on drm_ioctl",
+				"kprobe/kretprobe on drm_ioctl", "absent" },
 		[KT_IT_OTHER] = { "syscall tracepoints", "?", "?", "not seen" },
 	};
 
@@ -297,6 +325,7 @@ void kt_report_print(FILE *f, const struct kt_run *r)
 {
 	struct kt_ioctl_stat reg = {};
 	struct kt_summary s;
+	unsigned int j;
 	int i;
 
 	fprintf(f, "%-8s %-16s %-16s %10s %8s %10s %12s\n", "TGID", "COMM", "IOCTL",
@@ -313,12 +342,13 @@ void kt_report_print(FILE *f, const struct kt_run *r)
 	fprintf(f, "\n%llu ranges registered by %llu per-range and %llu batch calls",
 		(unsigned long long)s.registered, (unsigned long long)s.userptr_alloc,
 		(unsigned long long)s.batch_alloc);
+	if (s.takeover)
+		fprintf(f, " and %llu takeovers of GEM userptrs",
+			(unsigned long long)s.takeover);
 	fprintf(f, " (%.4f registration ioctls per range) in %.3f ms; %llu ioctls, %llu failed\n",
 		s.per_range, s.ms, (unsigned long long)s.total, (unsigned long long)s.errors);
-	for (i = KT_KFD_USERPTR; i <= KT_KFD_BATCH; i++) {
-		add_stat(&reg, &r->cls[i]);
-		add_stat(&reg, &r->cls[i + KT_EMU_USERPTR]);
-	}
+	for (j = 0; j < ARRAY_SIZE(reg_classes); j++)
+		add_stat(&reg, &r->cls[reg_classes[j]]);
 	if (kt_ioctl_at_of(r, KT_IT_OTHER) == KT_AT_SYSCALL)
 		fprintf(f,
 			"%llu calls with amdkfd's or the device's numbers were not theirs (not_device: another file, or a command the device does not know); devices: kfd %s, emu %s\n",
@@ -331,8 +361,11 @@ void kt_report_print(FILE *f, const struct kt_run *r)
 			(unsigned long long)r->cls[KT_NOT_DEVICE].calls,
 			r->kfd_dev[0] ? r->kfd_dev : "absent",
 			r->emu_dev[0] ? r->emu_dev : "absent");
-	fprintf(f, "ioctls counted at: kfd %s, emu %s, other files %s\n",
-		at_words(r, KT_IT_KFD), at_words(r, KT_IT_EMU), at_words(r, KT_IT_OTHER));
+	if (r->drm_dev[0])
+		fprintf(f, "DRM nodes: %s\n", r->drm_dev);
+	fprintf(f, "ioctls counted at: kfd %s, emu %s, DRM nodes %s, other files %s\n",
+		at_words(r, KT_IT_KFD), at_words(r, KT_IT_EMU), at_words(r, KT_IT_DRM),
+		at_words(r, KT_IT_OTHER));
 	print_names(f, r);
 	print_hist(f, "registration ioctl latency", reg.hist);
 	print_memory(f, r);
@@ -533,7 +566,8 @@ static int json_lost(json_t *root, const struct kt_run *r)
 	v[1] = r->counts[KT_FOLLOW_ADDED];
 	v[2] = r->counts[KT_FOLLOW_REMOVED];
 	err |= set(root, "follow", obj_u64(follow_k, v, 3));
-	dev = json_pack("{s:s, s:s}", "kfd", r->kfd_dev, "emu", r->emu_dev);
+	dev = json_pack("{s:s, s:s, s:s}", "kfd", r->kfd_dev, "emu", r->emu_dev,
+			"drm", r->drm_dev);
 	err |= set(root, "devices", dev);
 	return err;
 }
@@ -541,11 +575,11 @@ static int json_lost(json_t *root, const struct kt_run *r)
 static int json_ioctl(json_t *root, const struct kt_run *r)
 {
 	static const char *const sum_k[] = { "userptr_alloc", "batch_alloc", "other_alloc",
-					     "free", "other", "total", "errors" };
+					     "free", "other", "total", "errors", "takeover" };
 	json_t *io, *ranges, *at;
 	struct kt_summary s;
 	int c, err = 0;
-	__u64 sums[7];
+	__u64 sums[8];
 
 	kt_summarize(r, &s);
 	sums[0] = s.userptr_alloc;
@@ -555,7 +589,8 @@ static int json_ioctl(json_t *root, const struct kt_run *r)
 	sums[4] = s.other;
 	sums[5] = s.total;
 	sums[6] = s.errors;
-	io = obj_u64(sum_k, sums, 7);
+	sums[7] = s.takeover;
+	io = obj_u64(sum_k, sums, 8);
 	err |= set(root, "ioctl", io);
 	for (c = 0; io && c < KT_NR_CLASSES; c++)
 		err |= set(io, kt_class_names[c], ioctl_stat(&r->cls[c]));

@@ -23,6 +23,7 @@ struct kt_ioctl_def {
 
 extern const struct kt_ioctl_def kt_kfd_ioctls[];
 extern const struct kt_ioctl_def kt_emu_ioctls[];
+const struct kt_ioctl_def *kt_drm_ioctls(unsigned int drv);
 /* the name of ioctl_names' element @idx, NULL for none */
 const char *kt_ioctl_name(unsigned int idx);
 
@@ -34,12 +35,12 @@ struct kt_proc_row {
 /*
  * Where a recording's ioctls were counted (JSON ioctl.counted_at.*): each
  * device's at its driver's ioctl entry (fentry/fexit, else a kprobe and
- * kretprobe) or at the syscalls tracepoints, or not at all when it was
+ * kretprobe; the DRM nodes' at drm_ioctl()) or at the syscalls tracepoints, or not at all when it was
  * absent; the 'K' and 'u' numbers on other files (not_device) only at the
  * tracepoints, which are attached only where a device needs them, no
  * device is there, or --syscalls asks.
  */
-enum kt_ioctl_target { KT_IT_KFD, KT_IT_EMU, KT_IT_OTHER, KT_IT_NR };
+enum kt_ioctl_target { KT_IT_KFD, KT_IT_EMU, KT_IT_DRM, KT_IT_OTHER, KT_IT_NR };
 enum kt_ioctl_at { KT_AT_SYSCALL, KT_AT_FENTRY, KT_AT_KPROBE, KT_AT_NONE, KT_AT_NR };
 
 extern const char *const kt_ioctl_target_names[KT_IT_NR];
@@ -61,6 +62,8 @@ struct kt_run {
 	__u64 errnos[KT_MAX_ERRNO];	/* their failures by errno (0: larger) */
 	/* the devices' files, "MAJOR:MINOR" (empty: not there at the start) */
 	char kfd_dev[16], emu_dev[16];
+	/* the DRM nodes counted, "DRIVER MAJOR:MINOR ..." (empty: none) */
+	char drm_dev[128];
 	__u8 ioctl_at[KT_IT_NR];	/* enum kt_ioctl_at, by enum kt_ioctl_target */
 	__u64 follow_max;		/* the follow map's size, 0 without a filter */
 	__u64 cgroup_id;		/* --cgroup: its id, 0 for none */
@@ -86,7 +89,7 @@ extern const char *const kt_class_names[KT_NR_CLASSES];
 
 /* the numbers derived from the counts, named as in the JSON */
 struct kt_summary {
-	__u64 userptr_alloc, batch_alloc, other_alloc, free, other, total, errors;
+	__u64 userptr_alloc, batch_alloc, takeover, other_alloc, free, other, total, errors;
 	__u64 registered;
 	double per_range, ms;
 };

@@ -167,6 +167,44 @@ same_ioctl_counts() {
 	fi
 }
 
+# The render-node route (libuserptr's UPR_MODE_RENDER*): 64 ranges as one
+# GEM userptr with a ranges array, then one GEM userptr per range, each
+# object taken over by the device's file (IMPORT_GEM), one range of each
+# invalidated and restored. kfdtrace counts them by class and by name at
+# drm_ioctl() (fentry, the kprobe fallback) and at the syscalls (-S), the
+# same; the verdict follows the taken-over batches through their eviction
+# and restore; kfd_ioctl.bt counts them class by class as kfdtrace.
+render_node_counts() {
+	local kt=$top/build/bin/kfdtrace at way
+	local cmd="$top/build/bin/userptr-bench -n 64 -s 4k -m render -m render-per-range -k 1 -r 1 -W"
+
+	for at in "" --debug-ioctl-at=kprobe -S; do
+		case $at in
+		"") way=fentry ;;
+		-S) way=syscall ;;
+		*) way=kprobe ;;
+		esac
+		"$kt" record $at -o "$tmp/render-$way.json" -- $cmd >"$tmp/render-$way.txt" 2>&1
+		tap_run "kfdtrace: render node ($way): 64 ranges as one GEM batch take 2 ioctls, one by one 128" \
+			"$kt" check \
+			--expect "ioctl.counted_at.drm == \"$way\"" \
+			--expect "ioctl.gem_batch.calls == 1" --expect "ioctl.gem_batch.ranges == 64" \
+			--expect "ioctl.gem_userptr.calls == 64" --expect "ioctl.gem_userptr.ranges == 64" \
+			--expect "ioctl.gem_import.calls == 65" --expect "ioctl.takeover == 65" \
+			--expect "ioctl.gem_close.calls == 0" --expect "ioctl.errors == 0" \
+			--expect "ioctl.batch_alloc == 1" --expect "ioctl.userptr_alloc == 64" \
+			--expect "ranges.registered == 128" \
+			--expect "ioctl.by_name.DRM_IOCTL_USERPTR_EMU_GEM_USERPTR.calls == 65" \
+			--expect "ioctl.by_name.USERPTR_EMU_IOC_IMPORT_GEM.calls == 65" \
+			--expect "ioctl.emu_batch.calls == 0" --expect "ioctl.emu_userptr.calls == 0" \
+			--expect 'verdict.eviction == "pass"' --expect "evict.emu >= 2" \
+			--expect "restore.emu >= 2" --expect "status == 0" \
+			"$tmp/render-$way.json" || tap_diag_last 30 . <"$tmp/render-$way.txt"
+	done
+	bt_ioctl_same "kfd_ioctl.bt: the render node's GEM userptrs at drm_ioctl, class by class as kfdtrace" \
+		"$tmp/render-fentry.json" "$cmd"
+}
+
 # which calls are the device's, and the follow map, with the device loaded
 attribution_and_following() {
 	local kt=$top/build/bin/kfdtrace mix=$top/build/bin/ioctl_mix fl=$top/build/bin/follow_load
@@ -292,15 +330,16 @@ feature_is() {
 # the states of the test kernel without the device; cgroup v2 not mounted yet
 feat_base="privileges=live btf=live tracefs=live fentry=live kprobe=live ioctl=live"
 feature_is "kfdtrace feature: the device not loaded: hmm and notifier on fentry, no helper, no device" \
-	"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off cgroup=off hmm:fentry notifier:fentry"
+	"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off drm_nodes=off cgroup=off hmm:fentry notifier:fentry"
 if tap_run "modprobe userptr_emu" load_emu; then
 	feature_is "kfdtrace feature: the device loaded: helper and device live, hmm and notifier off without -a" \
-		"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live cgroup=off hmm:- notifier:-"
+		"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live drm_nodes=live cgroup=off hmm:- notifier:-"
 	# where feature says record counts the ioctls: at the device's
-	# driver entry, no tracepoint; with -S at the tracepoints
+	# driver entry and its render node's at drm_ioctl(), no tracepoint;
+	# with -S at the tracepoints
 	for at in "" -S; do
-		want='{"kfd":"none","emu":"fentry","other_files":"none"}'
-		[ -n "$at" ] && want='{"kfd":"none","emu":"syscall","other_files":"syscall"}'
+		want='{"kfd":"none","emu":"fentry","drm":"fentry","other_files":"none"}'
+		[ -n "$at" ] && want='{"kfd":"none","emu":"syscall","drm":"syscall","other_files":"syscall"}'
 		got=$("$top/build/bin/kfdtrace" feature -j $at | jq -c .features.ioctl.counted_at 2>&1)
 		if [ "$got" = "$want" ]; then
 			tap_ok "kfdtrace feature${at:+ $at}: the ioctls counted at $got"
@@ -310,7 +349,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		fi
 	done
 	feature_is "kfdtrace feature -a: the device loaded: hmm and notifier too, on fentry" \
-		"$feat_base hmm=live notifier=live helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live cgroup=off hmm:fentry notifier:fentry" -a
+		"$feat_base hmm=live notifier=live helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live drm_nodes=live cgroup=off hmm:fentry notifier:fentry" -a
 	# kfdtrace against the device (one process of the test, followed
 	# through its fork): one alloc ioctl per range, or one for the batch;
 	# one notifier and one HMM fault per range one by one, one notifier
@@ -369,6 +408,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		-t mremap_onto_range -t fork_cow -t invalidate_between_fault_and_commit \
 		-t register_4096_under_invalidation_storm -t gap_invalidation_evicts_nothing
 	bpftrace_views
+	render_node_counts
 	hmm_fault_many 0
 	hmm_fault_many 1
 	hmm_unlocked
@@ -385,10 +425,10 @@ if tap_run "modprobe userptr_emu" load_emu; then
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu drm_userptr_batch
 	# unloaded again (the helper with it); cgroup v2 is mounted now
 	feature_is "kfdtrace feature: the device unloaded again, cgroup v2 mounted" \
-		"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off cgroup=live hmm:fentry notifier:fentry"
+		"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off drm_nodes=off cgroup=live hmm:fentry notifier:fentry"
 	if tap_run "modprobe userptr_emu hide_batch=1" modprobe userptr_emu hide_batch=1; then
 		feature_is "kfdtrace feature: the device without its batch ioctl: emu_dev live, emu_batch off" \
-			"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=off cgroup=live hmm:- notifier:-"
+			"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=off drm_nodes=live cgroup=live hmm:- notifier:-"
 		tap_run "rmmod userptr_emu (hide_batch=1)" modprobe -r userptr_emu
 	fi
 fi
