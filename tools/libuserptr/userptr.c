@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include <linux/kfd_ioctl.h>
+#include <xf86drm.h>
+#include <drm/amdgpu_drm.h>	/* after xf86drm.h: its drm.h */
 #include "userptr_emu_uapi.h"
 #include "userptr.h"
 #include "hsakmt_compat.h"
@@ -34,6 +36,8 @@
 #define KFD_BATCH_ATTR	"/sys/class/kfd/kfd/userptr_batch_max_ranges"
 #define EMU_BATCH_ATTR	"/sys/class/misc/userptr_emu/userptr_batch_max_ranges"
 #define EMU_VA_BASE	0x100000000000ULL
+/* the render node's cap: the batch helper's, for amdgpu and the device */
+#define HELPER_CAP_ATTR	"/sys/module/drm_userptr_batch/parameters/max_ranges"
 
 struct upr_dev {
 	enum upr_backend backend;
@@ -43,6 +47,8 @@ struct upr_dev {
 	bool has_batch;
 	bool coalesce;
 	enum upr_mode mode;
+	bool render;		/* GEM userptrs of drm_fd, taken over by fd */
+	unsigned long req_gem;	/* its GEM_USERPTR: amdgpu's layout either way */
 	unsigned int cap;
 	uint64_t page_size;
 	uint64_t next_va;	/* where the library puts the next allocation */
@@ -54,7 +60,8 @@ struct upr_alloc {
 	uint64_t va;
 	uint64_t size;
 	unsigned int nranges;
-	unsigned int ncalls;
+	unsigned int ncalls;	/* handles */
+	unsigned int nioctls;
 	bool cpu_reserved;	/* [va, va + size) reserved in the CPU's
 				 * address space (upr_hsakmt_register_ranges)
 				 */
@@ -335,6 +342,66 @@ static int emu_open(struct upr_dev *dev)
 	return 0;
 }
 
+/*
+ * The render node of the device's DRM driver @driver, read-write in
+ * dev->drm_fd: each /dev/dri/renderD* asked its driver (libdrm's
+ * drmGetVersion(); not drmOpenByName(), which as root creates the nodes
+ * it does not find).
+ */
+static int render_open(struct upr_dev *dev, const char *driver)
+{
+	char path[300];
+	struct dirent *de;
+	DIR *d = opendir("/dev/dri");
+
+	while (d && (de = readdir(d))) {
+		drmVersionPtr v;
+		bool ours;
+		int fd;
+
+		if (strncmp(de->d_name, "renderD", 7))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		ours = v && !strcmp(v->name, driver);
+		drmFreeVersion(v);
+		if (ours) {
+			closedir(d);
+			dev->drm_fd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	return fail(-ENODEV, "no render node of %s in /dev/dri", driver);
+}
+
+/*
+ * The render-node route: the device's render node (KFD: the one its VM was
+ * acquired on), and the batch helper's cap when the GEM userptr takes
+ * ranges: amdgpu's and the device's GEM_USERPTR come with the helper.
+ */
+static int render_route(struct upr_dev *dev)
+{
+	int ret = 0;
+
+	if (dev->backend == UPR_BACKEND_EMU)
+		ret = render_open(dev, "userptr_emu");
+	if (ret)
+		return ret;
+	dev->render = true;
+	dev->req_gem = dev->backend == UPR_BACKEND_KFD ? DRM_IOCTL_AMDGPU_GEM_USERPTR :
+			DRM_IOCTL_USERPTR_EMU_GEM_USERPTR;
+	dev->cap = dev->mode == UPR_MODE_RENDER_PER_RANGE ? 0 : batch_cap(HELPER_CAP_ATTR);
+	snprintf(dev->name + strlen(dev->name), sizeof(dev->name) - strlen(dev->name),
+		 " via its render node");
+	return 0;
+}
+
 static void dev_reset(struct upr_dev *dev)
 {
 	if (dev->fd >= 0)
@@ -353,7 +420,7 @@ int upr_open(struct upr_dev **devp, const struct upr_opts *opts)
 
 	if (!opts)
 		opts = &defaults;
-	if (opts->backend > UPR_BACKEND_EMU || opts->mode > UPR_MODE_PER_RANGE)
+	if (opts->backend > UPR_BACKEND_EMU || opts->mode > UPR_MODE_RENDER_PER_RANGE)
 		return fail(-EINVAL, "unknown backend or mode");
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
@@ -390,9 +457,14 @@ int upr_open(struct upr_dev **devp, const struct upr_opts *opts)
 			}
 		}
 	}
+	if (!ret && (dev->mode == UPR_MODE_RENDER || dev->mode == UPR_MODE_RENDER_PER_RANGE))
+		ret = render_route(dev);
 	if (!ret && dev->mode == UPR_MODE_BATCH && !dev->cap)
 		ret = fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (no %s)", dev->name,
 			   dev->backend == UPR_BACKEND_KFD ? KFD_BATCH_ATTR : EMU_BATCH_ATTR);
+	if (!ret && dev->mode == UPR_MODE_RENDER && !dev->cap)
+		ret = fail(-EOPNOTSUPP, "%s: its GEM userptr takes no ranges array (no %s)",
+			   dev->name, HELPER_CAP_ATTR);
 	if (ret) {
 		dev_reset(dev);
 		free(dev);
@@ -466,6 +538,62 @@ static int do_alloc(struct upr_dev *dev, const struct upr_range *r, uint64_t va,
 	return 0;
 }
 
+_Static_assert(sizeof(struct drm_amdgpu_gem_userptr) ==
+	       sizeof(struct drm_userptr_emu_gem_userptr) &&
+	       offsetof(struct drm_amdgpu_gem_userptr, num_ranges) ==
+	       offsetof(struct drm_userptr_emu_gem_userptr, num_ranges) &&
+	       AMDGPU_GEM_USERPTR_RANGES == USERPTR_EMU_GEM_RANGES &&
+	       AMDGPU_GEM_USERPTR_REGISTER == USERPTR_EMU_GEM_REGISTER &&
+	       AMDGPU_GEM_USERPTR_READONLY == USERPTR_EMU_GEM_READONLY,
+	       "the device's GEM_USERPTR is not amdgpu's layout");
+
+/*
+ * A GEM userptr of @n ranges at @r on the render node (one without the
+ * ranges array when @n is 1 and the route is per range), then taken over
+ * by the compute file at @va; the GEM handle is closed when the takeover
+ * fails (on success the takeover deleted it).
+ */
+static int do_render(struct upr_dev *dev, const struct upr_range *r, unsigned int n,
+		     uint64_t va, uint64_t size, uint32_t flags, uint64_t *handle)
+{
+	struct drm_amdgpu_gem_userptr g = {
+		.size = size,
+		.flags = AMDGPU_GEM_USERPTR_REGISTER |
+			 (flags & UPR_WRITABLE ? 0 : AMDGPU_GEM_USERPTR_READONLY),
+	};
+	int ret;
+
+	if (dev->mode == UPR_MODE_RENDER) {
+		g.flags |= AMDGPU_GEM_USERPTR_RANGES;
+		g.ranges = (uintptr_t)r;
+		g.num_ranges = n;
+	} else {
+		g.addr = r->start;
+	}
+	if (drmIoctl(dev->drm_fd, dev->req_gem, &g))
+		return -errno;
+	if (dev->backend == UPR_BACKEND_KFD) {
+		struct kfd_ioctl_import_dmabuf_args a = {
+			.va_addr = va, .gpu_id = dev->gpu_id,
+			.dmabuf_fd = KFD_INVALID_FD, .gem_handle = g.handle,
+		};
+
+		ret = ioctl(dev->fd, AMDKFD_IOC_IMPORT_DMABUF, &a) ? -errno : 0;
+		*handle = a.handle;
+	} else {
+		struct userptr_emu_import_gem_args a = {
+			.va_addr = va, .gpu_id = dev->gpu_id,
+			.drm_fd = dev->drm_fd, .gem_handle = g.handle,
+		};
+
+		ret = ioctl(dev->fd, USERPTR_EMU_IOC_IMPORT_GEM, &a) ? -errno : 0;
+		*handle = a.handle;
+	}
+	if (ret)
+		drmCloseBufferHandle(dev->drm_fd, g.handle);
+	return ret;
+}
+
 static int do_batch(struct upr_dev *dev, const struct upr_range *r, unsigned int n,
 		    uint64_t va, uint64_t size, uint32_t flags, uint64_t *handle)
 {
@@ -491,6 +619,7 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 	struct upr_range *r = (struct upr_range *)ranges, *copy = NULL;
 	unsigned int i, calls, first, cnt;
 	bool batch = dev->has_batch && dev->mode != UPR_MODE_PER_RANGE;
+	unsigned int per_call = dev->render ? 2 : 1;
 	struct upr_alloc *a;
 	uint64_t total, off;
 	int ret;
@@ -547,14 +676,19 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 			cnt = upr_split_count(n, dev->cap, i, &first);
 			for (j = first; j < first + cnt; j++)
 				size += r[j].size;
-			ret = do_batch(dev, &r[first], cnt, a->va + off, size, flags,
-				       &a->handles[i]);
 		} else {
 			first = i;
 			cnt = 1;
 			size = r[i].size;
-			ret = do_alloc(dev, &r[i], a->va + off, flags, &a->handles[i]);
 		}
+		if (dev->render)
+			ret = do_render(dev, &r[first], cnt, a->va + off, size, flags,
+					&a->handles[i]);
+		else if (batch)
+			ret = do_batch(dev, &r[first], cnt, a->va + off, size, flags,
+				       &a->handles[i]);
+		else
+			ret = do_alloc(dev, &r[i], a->va + off, flags, &a->handles[i]);
 		/* the kernel refused one batch: name the overlap if it was one */
 		if (ret == -EINVAL && calls == 1 && validate_overlap(r, n)) {
 			free(a);
@@ -563,7 +697,8 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 		}
 		if (ret) {
 			fail(ret, "%s of range%s %u%s at device %#llx: %s",
-			     batch ? "batch ioctl" : "ioctl", cnt > 1 ? "s" : "", first,
+			     dev->render ? "GEM userptr and takeover" : batch ? "batch ioctl" : "ioctl",
+			     cnt > 1 ? "s" : "", first,
 			     cnt > 1 ? "..." : "", (unsigned long long)(a->va + off),
 			     strerror(-ret));
 			/* leave nothing registered */
@@ -574,6 +709,7 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 			return ret;
 		}
 		a->ncalls++;
+		a->nioctls += per_call;
 		off += size;
 	}
 	free(copy);
@@ -620,6 +756,11 @@ unsigned int upr_alloc_ranges(const struct upr_alloc *a)
 }
 
 unsigned int upr_alloc_calls(const struct upr_alloc *a)
+{
+	return a->nioctls;
+}
+
+unsigned int upr_alloc_handles(const struct upr_alloc *a)
 {
 	return a->ncalls;
 }

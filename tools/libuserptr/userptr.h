@@ -8,7 +8,8 @@
  * Backends: /dev/kfd (an AMD GPU: AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH when
  * /sys/class/kfd/kfd/userptr_batch_max_ranges exists, otherwise one userptr
  * AMDKFD_IOC_ALLOC_MEMORY_OF_GPU per range) and /dev/userptr_emu (the
- * emulated device, same argument layouts). Manual: docs/libuserptr.md.
+ * emulated device, same argument layouts), each directly or through its
+ * render node (enum upr_mode). Manual: docs/libuserptr.md.
  *
  * Every function that can fail returns 0 or a negative errno and leaves a
  * message for upr_errmsg(); a failed registration leaves nothing
@@ -33,10 +34,20 @@ enum upr_backend {
 	UPR_BACKEND_EMU,
 };
 
+/*
+ * The render-node route (the design amdkfd's maintainers asked for): each
+ * allocation is a GEM userptr of the device's render node (amdgpu's
+ * DRM_IOCTL_AMDGPU_GEM_USERPTR, with AMDGPU_GEM_USERPTR_RANGES for many
+ * ranges), taken over by the compute file at its device address (KFD's
+ * AMDKFD_IOC_IMPORT_DMABUF with a GEM handle, the device's IMPORT_GEM):
+ * two ioctls per allocation, the same semantics.
+ */
 enum upr_mode {
 	UPR_MODE_AUTO,		/* batch when the device has it */
 	UPR_MODE_BATCH,		/* batch ioctls only: -EOPNOTSUPP without */
 	UPR_MODE_PER_RANGE,	/* one allocation ioctl per range */
+	UPR_MODE_RENDER,	/* a batch GEM userptr per allocation */
+	UPR_MODE_RENDER_PER_RANGE,	/* a GEM userptr per range */
 };
 
 struct upr_opts {
@@ -78,6 +89,8 @@ uint64_t upr_alloc_va(const struct upr_alloc *a);
 uint64_t upr_alloc_size(const struct upr_alloc *a);
 unsigned int upr_alloc_ranges(const struct upr_alloc *a);	/* after coalescing */
 unsigned int upr_alloc_calls(const struct upr_alloc *a);	/* ioctls it took */
+/* its handles (one per allocation ioctl, or per GEM object taken over) */
+unsigned int upr_alloc_handles(const struct upr_alloc *a);
 uint64_t upr_alloc_handle(const struct upr_alloc *a, unsigned int call);
 
 /* what the device is */

@@ -768,7 +768,7 @@ static double gap_round(struct upr_dev *dev, const struct extent *e, unsigned in
 	ret = refill(e, n);
 	t = ret ? ret : discard(e, n);
 	memset(sum, 0, sizeof(*sum));
-	for (c = 0; c < upr_alloc_calls(a) && t >= 0; c++) {
+	for (c = 0; c < upr_alloc_handles(a) && t >= 0; c++) {
 		memset(&q, 0, sizeof(q));
 		q.handle = upr_alloc_handle(a, c);
 		if (ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_QUERY, &q)) {

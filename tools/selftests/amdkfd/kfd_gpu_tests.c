@@ -175,6 +175,9 @@ FIXTURE_VARIANT_ADD(lib, batch) { UPR_MODE_BATCH, 0, 1 };
 FIXTURE_VARIANT_ADD(lib, auto_is_batch) { UPR_MODE_AUTO, 0, 1 };
 FIXTURE_VARIANT_ADD(lib, per_range) { UPR_MODE_PER_RANGE, 0, 40 };
 FIXTURE_VARIANT_ADD(lib, split_at_16) { UPR_MODE_BATCH, 16, 3 };
+/* through the render node: GEM_USERPTR, then KFD's takeover of the handle */
+FIXTURE_VARIANT_ADD(lib, render) { UPR_MODE_RENDER, 0, 2 };
+FIXTURE_VARIANT_ADD(lib, render_per_range) { UPR_MODE_RENDER_PER_RANGE, 0, 80 };
 
 FIXTURE_SETUP(lib)
 {
@@ -202,6 +205,20 @@ TEST_F(lib, calls_and_free)
 		TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(variant->calls, upr_alloc_calls(self->a));
 	EXPECT_EQ(self->l.total, upr_alloc_size(self->a));
+	EXPECT_EQ(0, upr_unregister(self->dev, self->a));
+	self->a = NULL;
+}
+
+/*
+ * amdgpu evicts and restores what KFD took over as it does its own batch
+ * (hw-check judges it by the amdgpu verdict)
+ */
+TEST_F(lib, invalidate_one)
+{
+	ASSERT_EQ(0, upr_register(self->dev, self->l.r, 40, 0, UPR_WRITABLE, &self->a))
+		TH_LOG("%s", upr_errmsg());
+	drop(&self->l.r[20]);
+	usleep(RESTORE_WAIT_US);
 	EXPECT_EQ(0, upr_unregister(self->dev, self->a));
 	self->a = NULL;
 }

@@ -105,7 +105,8 @@ else
 	tap_fail "a program built with pkg-config's flags needs libuserptr.so.1 and runs on it (${o:-})"
 fi
 # shellcheck disable=SC2046
-if gcc -Wall -Werror -static "$ex" $(pc --cflags --static libuserptr) "$lib/libuserptr.a" \
+# (--static: libuserptr.a needs libdrm, Libs.private)
+if gcc -Wall -Werror -static "$ex" $(pc --cflags --libs --static libuserptr) \
 	-o "$out/upr_example_static" 2>&1 | tap_diag &&
    ! readelf -d "$out/upr_example_static" 2>/dev/null | grep -q NEEDED &&
    o=$("$out/upr_example_static" 2>&1) && [ "$o" = "libuserptr: pure parts ok" ]; then

@@ -4,17 +4,22 @@
  * registration takes in each mode and above the cap, that the device sees
  * the ranges at one contiguous device range, and that every failure
  * leaves nothing registered (the device's STATS ioctl counts what a file
- * holds). Run as root: one test lowers the helper's cap through sysfs.
+ * holds, its render node's the GEM objects of the device: the render-node
+ * route's variants leave none either). Run as root: one test lowers the helper's cap through sysfs.
  * The hsakmt_* tests: upr_hsakmt_register_ranges(), libhsakmt's
  * hsaKmtRegisterMemoryRangesWithFlags() (hsakmt_compat.h), end to end.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <xf86drm.h>
 
 #include "layout.h"
 #include "userptr.h"
@@ -36,6 +41,37 @@ static struct userptr_emu_stats_args stats(struct upr_dev *dev)
 	if (ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_STATS, &s))
 		memset(&s, 0xff, sizeof(s));
 	return s;
+}
+
+/* the GEM userptr objects of the device's render node, -1 without one */
+static long long gem_objects(void)
+{
+	struct drm_userptr_emu_stats s = { 0 };
+	long long n = -1;
+	struct dirent *de;
+	DIR *d = opendir("/dev/dri");
+	char path[300];
+
+	while (d && n < 0 && (de = readdir(d))) {
+		drmVersionPtr v;
+		int fd;
+
+		if (strncmp(de->d_name, "renderD", 7))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		if (v && !strcmp(v->name, "userptr_emu") &&
+		    !ioctl(fd, DRM_IOCTL_USERPTR_EMU_STATS, &s))
+			n = s.objects;
+		drmFreeVersion(v);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	return n;
 }
 
 /* the device reads every range where the library says it put it */
@@ -91,6 +127,10 @@ FIXTURE_VARIANT_ADD(lib, per_range) { UPR_MODE_PER_RANGE, 0, 40, 40 };
 FIXTURE_VARIANT_ADD(lib, split_at_16) { UPR_MODE_BATCH, 16, 3, 3 };
 FIXTURE_VARIANT_ADD(lib, split_at_1) { UPR_MODE_BATCH, 1, 40, 40 };
 FIXTURE_VARIANT_ADD(lib, split_at_39) { UPR_MODE_BATCH, 39, 2, 2 };
+/* a GEM userptr of the render node and its takeover: two ioctls an object */
+FIXTURE_VARIANT_ADD(lib, render) { UPR_MODE_RENDER, 0, 2, 1 };
+FIXTURE_VARIANT_ADD(lib, render_per_range) { UPR_MODE_RENDER_PER_RANGE, 0, 80, 40 };
+FIXTURE_VARIANT_ADD(lib, render_split_at_16) { UPR_MODE_RENDER, 16, 6, 3 };
 
 FIXTURE_SETUP(lib)
 {
@@ -121,7 +161,10 @@ TEST_F(lib, calls_layout_and_nothing_left)
 	ASSERT_EQ(0, upr_register(self->dev, self->l.r, 40, 0, UPR_WRITABLE, &self->a))
 		TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(variant->calls, upr_alloc_calls(self->a));
+	EXPECT_EQ(variant->file_allocs, upr_alloc_handles(self->a));
 	EXPECT_EQ(40, upr_alloc_ranges(self->a));
+	/* taken over: each object lives on as an allocation's memory */
+	EXPECT_EQ(variant->mode >= UPR_MODE_RENDER ? variant->file_allocs : 0, gem_objects());
 	EXPECT_EQ(self->l.total, upr_alloc_size(self->a));
 	EXPECT_EQ(variant->file_allocs, stats(self->dev).file_allocs);
 	EXPECT_EQ(40, stats(self->dev).file_ranges);
@@ -132,6 +175,7 @@ TEST_F(lib, calls_layout_and_nothing_left)
 	self->a = NULL;
 	EXPECT_EQ(0, stats(self->dev).file_allocs);
 	EXPECT_EQ(0, stats(self->dev).file_ranges);
+	EXPECT_EQ(0, gem_objects());
 }
 
 /* the 30th range is not mapped: whatever was registered before goes */
@@ -145,6 +189,7 @@ TEST_F(lib, failure_part_way_leaves_nothing)
 	EXPECT_EQ(NULL, self->a);
 	EXPECT_EQ(0, stats(self->dev).file_allocs);
 	EXPECT_EQ(0, stats(self->dev).file_ranges);
+	EXPECT_EQ(0, gem_objects());
 	/* the hole back, for the allocator that owns it */
 	ASSERT_EQ(p, mmap(p, self->l.r[29].size, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
@@ -183,6 +228,7 @@ TEST_F(lib, bad_input_is_refused_and_leaves_nothing)
 		if (bad[i].fix == 1)
 			EXPECT_NE(NULL, strstr(upr_errmsg(), "overlap")) TH_LOG("%s", upr_errmsg());
 		EXPECT_EQ(0, stats(self->dev).file_allocs) TH_LOG("case %u", i);
+		EXPECT_EQ(0, gem_objects()) TH_LOG("case %u", i);
 	}
 }
 
@@ -199,7 +245,10 @@ TEST_F(lib, device_range_in_use)
 	EXPECT_EQ(-EADDRINUSE, upr_register(self->dev, self->l.r, 40, va, UPR_WRITABLE,
 					    &self->a)) TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(1, stats(self->dev).file_allocs);
+	/* a takeover refused: its GEM object closed (first's own stays) */
+	EXPECT_EQ(variant->mode >= UPR_MODE_RENDER ? 1 : 0, gem_objects());
 	EXPECT_EQ(0, upr_unregister(self->dev, first));
+	EXPECT_EQ(0, gem_objects());
 	EXPECT_EQ(0, stats(self->dev).file_allocs);
 }
 
