@@ -56,9 +56,14 @@
 #define PIECE		(64ULL << 20)
 #define TIMEOUT_MS	60000
 
-enum { PER_RANGE, BATCH, CONTIGUOUS, GPUSVM, NR_MODES };
+/*
+ * render and render-per-range: the same batch, or a GEM userptr a range,
+ * through the device's render node and taken over by its compute file
+ * (libuserptr's UPR_MODE_RENDER*): two ioctls per object
+ */
+enum { PER_RANGE, BATCH, CONTIGUOUS, GPUSVM, RENDER, RENDER_PER_RANGE, NR_MODES };
 static const char *const mode_name[NR_MODES] = {
-	"per-range", "batch", "contiguous", "gpusvm"
+	"per-range", "batch", "contiguous", "gpusvm", "render", "render-per-range"
 };
 
 enum { M_REGISTER, M_ACCESS, M_TEARDOWN, M_RESTORE };	/* + k index */
@@ -106,7 +111,7 @@ static const struct argp_option opts[] = {
 	  "Restore after invalidating K ranges ('half': N/2); repeatable" },
 	{ "reps", 'r', "REPS", 0, "Repetitions (default 3)" },
 	{ "mode", 'm', "MODE", 0,
-	  "per-range, batch, contiguous or gpusvm; repeatable (default the first three)" },
+	  "per-range, batch, contiguous, gpusvm, render or render-per-range; repeatable (default the first three)" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON" },
 	{ "backend", 'b', "DEV", 0, "emu (default) or kfd; restore and access need emu" },
 	{ "no-warmup", 'W', NULL, 0,
@@ -240,7 +245,9 @@ static int run_once(int mode, unsigned int rep,
 {
 	struct upr_opts o = {
 		.backend = env.backend,
-		.mode = mode == PER_RANGE ? UPR_MODE_PER_RANGE : UPR_MODE_BATCH,
+		.mode = mode == PER_RANGE ? UPR_MODE_PER_RANGE :
+			mode == RENDER ? UPR_MODE_RENDER :
+			mode == RENDER_PER_RANGE ? UPR_MODE_RENDER_PER_RANGE : UPR_MODE_BATCH,
 		.coalesce = mode == CONTIGUOUS,	/* back to back: one range */
 	};
 	struct upr_alloc *a = NULL;
@@ -394,14 +401,14 @@ static void print_table(void)
 	printf("%u ranges of %s, seed %llu, median of %u (ms)\n", env.lay.n,
 	       env.lay.size ? "fixed size" : "mixed sizes",
 	       (unsigned long long)env.lay.seed, env.reps);
-	printf("%-11s %6s %6s", "mode", "ioctls", "VMAs");
+	printf("%-16s %6s %6s", "mode", "ioctls", "VMAs");
 	for (m = 0; m < nr_metrics(); m++)
 		printf(" %13s", metric_name(m, name, sizeof(name)));
 	printf("\n");
 	for (mode = 0; mode < NR_MODES; mode++) {
 		if (!has(mode))
 			continue;
-		printf("%-11s %6u %6d", mode_name[mode], calls[mode], vmas[mode]);
+		printf("%-16s %6u %6d", mode_name[mode], calls[mode], vmas[mode]);
 		for (m = 0; m < nr_metrics(); m++)
 			if (measured(mode, m))
 				printf(" %13.3f", stats(mode, m).med / 1e3);
@@ -418,6 +425,13 @@ static void print_table(void)
 	if (has(GPUSVM) && has(BATCH))
 		printf("registration gpusvm/batch: %.2fx, %.1f bytes a range held\n",
 		       ratio(GPUSVM, BATCH, M_REGISTER), (double)gpusvm_bytes / env.lay.n);
+	if (has(RENDER) && has(BATCH))
+		printf("registration render/batch: %.2fx, ioctls %u -> %u\n",
+		       ratio(RENDER, BATCH, M_REGISTER), calls[RENDER], calls[BATCH]);
+	if (has(RENDER_PER_RANGE) && has(RENDER))
+		printf("registration render-per-range/render: %.2fx, ioctls %u -> %u\n",
+		       ratio(RENDER_PER_RANGE, RENDER, M_REGISTER), calls[RENDER_PER_RANGE],
+		       calls[RENDER]);
 }
 
 static int write_json(const char *path, const char *device)
@@ -492,6 +506,12 @@ static int write_json(const char *path, const char *device)
 	if (has(GPUSVM) && has(CONTIGUOUS))
 		fprintf(f, "%s\n    \"register_gpusvm_over_contiguous\": %.4f", m++ ? "," : "",
 			ratio(GPUSVM, CONTIGUOUS, M_REGISTER));
+	if (has(RENDER) && has(BATCH))
+		fprintf(f, "%s\n    \"register_render_over_batch\": %.4f", m++ ? "," : "",
+			ratio(RENDER, BATCH, M_REGISTER));
+	if (has(RENDER_PER_RANGE) && has(RENDER))
+		fprintf(f, "%s\n    \"register_render_per_range_over_render\": %.4f",
+			m++ ? "," : "", ratio(RENDER_PER_RANGE, RENDER, M_REGISTER));
 	fprintf(f, "\n  }\n}\n");
 	return fclose(f) ? -errno : 0;
 }
