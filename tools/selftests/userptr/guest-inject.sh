@@ -17,10 +17,11 @@ kt=$top/build/bin/kfdtrace
 params=/sys/module/userptr_emu/parameters
 . "$top/tools/selftests/userptr/lib.sh"
 
-# verdict NAME FILE WANT: kfdtrace's eviction verdict in FILE is WANT
+# verdict NAME FILE WANT [OP]: kfdtrace's eviction verdict in FILE is WANT
+# (OP "!=": is not)
 verdict() {
 	local v
-	v=$("$kt" check --expect "verdict.eviction == \"$3\"" "$2" 2>&1) &&
+	v=$("$kt" check --expect "verdict.eviction ${4:-==} \"$3\"" "$2" 2>&1) &&
 		tap_ok "$1" || { printf '%s\n' "$v" | tap_diag; tap_fail "$1"; }
 }
 
@@ -130,21 +131,35 @@ stress_fail() {
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
 
-# render_fail SWITCH TEST: the render node's tests (which kfdtrace does not
-# follow yet, so without its verdict): TEST passes without SWITCH and
-# fails with it, on a freshly loaded device
+# render_fail SWITCH TEST [verdict]: the render node's tests: TEST passes
+# without SWITCH and fails with it, on a freshly loaded device. With
+# "verdict", both runs are recorded by kfdtrace, whose verdict must not
+# fail the first and must fail the second: it follows the GEM objects
+# through the device's accesses (a submission is one) and the objects
+# the device's file took over through their eviction and restore. A
+# commit without the sequence check, in a submission's own populate, is
+# beyond it: the commit rule needs the device's restore, which a
+# submission does not make (docs/kfdtrace.md).
 render_fail() {
-	local sw=$1 t=$2 out rc
+	local sw=$1 t=$2 judge=${3:-} out rc run=("$tests" -r "$2")
 	load_emu || { tap_fail "modprobe userptr_emu"; return; }
-	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	[ -n "$judge" ] && run=("$kt" record -o /tmp/render-base.json -- "$tests" -r "$t")
+	out=$("${run[@]}" 2>&1) && rc=0 || rc=$?
 	[ $rc -eq 0 ] && tap_ok "without a switch, $t passes" ||
 		{ tap_diag_last 6 <<<"$out"; tap_fail "without a switch, $t passes"; }
+	if [ -n "$judge" ]; then
+		verdict "without a switch, kfdtrace's verdict on $t does not fail" \
+			/tmp/render-base.json fail !=
+		run=("$kt" record -o /tmp/render-broken.json -- "$tests" -r "$t")
+	fi
 	echo 1 >"$params/$sw"
-	out=$("$tests" -r "$t" 2>&1) && rc=0 || rc=$?
+	out=$("${run[@]}" 2>&1) && rc=0 || rc=$?
 	echo 0 >"$params/$sw"
 	echo 0 >"$params/restore_commit_delay_ms"
 	echo 0 >"$params/exec_submit_delay_ms"
 	judge_fail "$sw" "$t" "$rc" 4 "$out"
+	[ -n "$judge" ] &&
+		verdict "$sw makes kfdtrace's verdict on $t fail" /tmp/render-broken.json fail
 	modprobe -r userptr_emu || tap_fail "rmmod userptr_emu after $sw"
 }
 
@@ -166,9 +181,9 @@ done
 # page it faulted before the invalidation; the importer's worker must
 # evict and restore the object it took over
 render_fail inject_skip_seq_check render.invalidate_between_fault_and_commit
-render_fail inject_skip_submit_check render.invalidate_between_copy_and_submit
-render_fail inject_ignore_invalidate render.import_evict_restore_free
-render_fail inject_never_restore render.import_evict_restore_free
+render_fail inject_skip_submit_check render.invalidate_between_copy_and_submit verdict
+render_fail inject_ignore_invalidate render.import_evict_restore_free verdict
+render_fail inject_never_restore render.import_evict_restore_free verdict
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 stress_fail inject_ignore_invalidate "STALE READ" race
