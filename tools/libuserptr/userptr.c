@@ -898,6 +898,7 @@ HSAKMT_STATUS upr_hsakmt_register_ranges(struct upr_dev *dev, void *MemoryAddres
 	a->size = total;
 	a->nranges = RangesCount;
 	a->ncalls = 1;
+	a->nioctls = 1;
 	a->cpu_reserved = true;
 	*allocp = a;
 	return hsakmt_ret(HSAKMT_STATUS_SUCCESS, 0);
