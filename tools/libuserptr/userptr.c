@@ -60,8 +60,8 @@ struct upr_alloc {
 	uint64_t va;
 	uint64_t size;
 	unsigned int nranges;
-	unsigned int ncalls;	/* handles */
-	unsigned int nioctls;
+	unsigned int nhandles;	/* one per allocation ioctl or object taken over */
+	bool render;		/* each handle took two ioctls: GEM_USERPTR, takeover */
 	bool cpu_reserved;	/* [va, va + size) reserved in the CPU's
 				 * address space (upr_hsakmt_register_ranges)
 				 */
@@ -619,7 +619,6 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 	struct upr_range *r = (struct upr_range *)ranges, *copy = NULL;
 	unsigned int i, calls, first, cnt;
 	bool batch = dev->has_batch && dev->mode != UPR_MODE_PER_RANGE;
-	unsigned int per_call = dev->render ? 2 : 1;
 	struct upr_alloc *a;
 	uint64_t total, off;
 	int ret;
@@ -665,6 +664,7 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 		return fail(-ENOMEM, "out of memory");
 	}
 	a->va = va ? va : dev->next_va;
+	a->render = dev->render;
 	a->size = total;
 	a->nranges = n;
 	off = 0;
@@ -708,8 +708,7 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 			free(copy);
 			return ret;
 		}
-		a->ncalls++;
-		a->nioctls += per_call;
+		a->nhandles++;
 		off += size;
 	}
 	free(copy);
@@ -727,7 +726,7 @@ int upr_unregister(struct upr_dev *dev, struct upr_alloc *a)
 
 	if (!a)
 		return 0;
-	for (i = 0; i < a->ncalls; i++) {
+	for (i = 0; i < a->nhandles; i++) {
 		err = do_free(dev, a->handles[i]);
 		if (err && !ret)
 			ret = fail(err, "free of handle %#llx: %s",
@@ -757,17 +756,17 @@ unsigned int upr_alloc_ranges(const struct upr_alloc *a)
 
 unsigned int upr_alloc_calls(const struct upr_alloc *a)
 {
-	return a->nioctls;
+	return a->nhandles * (a->render ? 2 : 1);
 }
 
 unsigned int upr_alloc_handles(const struct upr_alloc *a)
 {
-	return a->ncalls;
+	return a->nhandles;
 }
 
 uint64_t upr_alloc_handle(const struct upr_alloc *a, unsigned int call)
 {
-	return call < a->ncalls ? a->handles[call] : 0;
+	return call < a->nhandles ? a->handles[call] : 0;
 }
 
 /* --- libhsakmt's hsaKmtRegisterMemoryRangesWithFlags() (hsakmt_compat.h) --- */
@@ -897,8 +896,7 @@ HSAKMT_STATUS upr_hsakmt_register_ranges(struct upr_dev *dev, void *MemoryAddres
 	a->va = (uintptr_t)mem;
 	a->size = total;
 	a->nranges = RangesCount;
-	a->ncalls = 1;
-	a->nioctls = 1;
+	a->nhandles = 1;
 	a->cpu_reserved = true;
 	*allocp = a;
 	return hsakmt_ret(HSAKMT_STATUS_SUCCESS, 0);
