@@ -130,15 +130,18 @@ struct userptr_emu_stats_args {
  * Take a GEM object of the device's render node (below) over, as amdkfd
  * takes a GEM userptr BO from the render-node file its process gave it:
  * the object leaves the render node (its handle is deleted; it must have
- * no other handle and no dma-buf) and becomes an allocation of this file
- * at va_addr, evicted and restored by this file's worker. The object's
- * memory must be this process's. On error the object stays where it was.
+ * no other handle, flink name or dma-buf, else EBUSY, and no new handle of
+ * it can be opened from the check on) and becomes an allocation of this
+ * file at va_addr, evicted and restored by this file's worker. The
+ * render node's jobs that use it are waited for before it moves. The
+ * object's memory must be this process's. On error the object stays where
+ * it was.
  */
 struct userptr_emu_import_gem_args {
 	__u64 va_addr;		/* in: device address, page aligned */
 	__u64 handle;		/* out: the allocation's handle */
 	__u32 gpu_id;		/* in: USERPTR_EMU_GPU_ID */
-	__u32 drm_fd;		/* in: a file of the device's render node */
+	__u32 drm_fd;		/* in: a file of the device's DRM nodes */
 	__u32 gem_handle;	/* in: a GEM handle of that file */
 	__u32 flags;		/* in: 0 */
 };
@@ -175,6 +178,7 @@ struct drm_userptr_emu_gem_userptr {
 
 /* EXEC flags */
 #define USERPTR_EMU_EXEC_WRITE		_BITUL(0)	/* buffer -> object */
+#define USERPTR_EMU_EXEC_ASYNC		_BITUL(1)	/* a job, with WRITE */
 
 /*
  * A submission that reads (or writes) size bytes of an object at offset:
@@ -182,6 +186,11 @@ struct drm_userptr_emu_gem_userptr {
  * first, within the populate's deadline. A range whose CPU mapping is gone
  * fails it with EFAULT (EPERM: a write to a read-only object, or a
  * writable object over a read-only mapping).
+ *
+ * With ASYNC (and WRITE) the write is a job that runs after the ioctl
+ * returned, as a GPU's: its fence is in the file's VM, and fence_fd a
+ * sync_file of it (poll it; SYNC_IOC_FILE_INFO's status is 1 once it ran,
+ * -ESTALE if it found its pages no longer kept for it, which is a bug).
  */
 struct drm_userptr_emu_exec {
 	__u64 offset;		/* in: bytes into the object */
@@ -189,6 +198,8 @@ struct drm_userptr_emu_exec {
 	__u64 ptr;		/* in: the user buffer */
 	__u32 handle;		/* in: GEM handle */
 	__u32 flags;		/* in: USERPTR_EMU_EXEC_* */
+	__s32 fence_fd;		/* out: with ASYNC */
+	__u32 pad;		/* in: 0 */
 };
 
 struct drm_userptr_emu_gem_query {
@@ -214,6 +225,13 @@ struct drm_userptr_emu_stats {
 	__u64 ranges;		/* out */
 	__u64 windows;		/* out */
 	__u64 max_ranges;	/* out: the helper's cap */
+	__u64 jobs;		/* out: asynchronous jobs in flight */
+	__u64 stale_jobs;	/* out: jobs that ran on pages no notifier kept
+				 * for them (a bug: a GPU would use freed pages)
+				 */
+	__u64 process_evictions; /* out: an importer's eviction fence
+				  * signalled: its whole process evicted
+				  */
 };
 
 #define USERPTR_EMU_DRM_GEM_USERPTR	0x00

@@ -157,6 +157,8 @@ render_fail() {
 	echo 0 >"$params/$sw"
 	echo 0 >"$params/restore_commit_delay_ms"
 	echo 0 >"$params/exec_submit_delay_ms"
+	echo 0 >"$params/import_hold_ms"
+	echo 0 >"$params/job_hold"
 	judge_fail "$sw" "$t" "$rc" 4 "$out"
 	[ -n "$judge" ] &&
 		verdict "$sw makes kfdtrace's verdict on $t fail" /tmp/render-broken.json fail
@@ -184,6 +186,17 @@ render_fail inject_skip_seq_check render.invalidate_between_fault_and_commit
 render_fail inject_skip_submit_check render.invalidate_between_copy_and_submit verdict
 render_fail inject_ignore_invalidate render.import_evict_restore_free verdict
 render_fail inject_never_restore render.import_evict_restore_free verdict
+# the takeover's glue, as a GPU makes it dangerous: an invalidation or a
+# takeover that does not wait for the render node's jobs lets a job run on
+# pages no notifier keeps for it (a use after free through the GART); a
+# wait on the VM's eviction fence evicts the whole importing process; a
+# check of the object's handles that does not shut the other ways in
+# leaves a second handle on an object the importer owns
+render_fail inject_inval_no_wait render.invalidate_waits_for_jobs
+render_fail inject_takeover_transfer_first render.takeover_waits_for_jobs
+render_fail inject_wait_eviction_fence render.takeover_evicts_no_process
+render_fail inject_takeover_check_late render.takeover_refuses_a_second_handle
+render_fail inject_takeover_fault_wait render.takeover_does_not_wait_for_userspace
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 stress_fail inject_ignore_invalidate "STALE READ" race
