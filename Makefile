@@ -50,7 +50,8 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 		   -I$(KSRC)/tools/testing/selftests -Itools/selftests/lib -I$(EMU_SELFTESTS) \
 		   -isystem $(KHDR)
 
-TOOLS := $(BIN)/kfdtrace $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl
+TOOLS := $(BIN)/kfdtrace $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl \
+	 $(BIN)/userptr-pressure
 TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
 	$(BIN)/kfd_batch_tests $(BIN)/kfd_gpu_tests $(BIN)/kfd_gpu_readback $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
 	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream \
@@ -249,6 +250,10 @@ $(BIN)/userptr-virgl: tools/workloads/userptr_virgl.c $(WL_COMMON)
 $(BIN)/userptr-stress: tools/workloads/userptr_stress.c $(WL_COMMON)
 	@mkdir -p $(BIN)
 	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS) -lpthread
+
+$(BIN)/userptr-pressure: tools/workloads/userptr_pressure.c $(WL_COMMON)
+	@mkdir -p $(BIN)
+	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
 
 $(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
 			   tools/libuserptr/hsakmt_compat.h $(LIB)

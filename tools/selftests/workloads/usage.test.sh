@@ -22,7 +22,7 @@ usage_error() {
 	fi
 }
 
-for w in userptr-bench userptr-stress; do
+for w in userptr-bench userptr-stress userptr-pressure; do
 	usage_error "$w: -s of a size not a multiple of 4 KiB" \
 		"bad size '5k': a multiple of 4 KiB, suffix k, m or g" "$bin/$w" -s 5k
 	usage_error "$w: -S with an unknown suffix" "bad size '1t'" "$bin/$w" -S 1t
@@ -38,6 +38,10 @@ done
 # the floors differ: one range is a benchmark, a storm needs two
 usage_error "userptr-bench: -n 0" "bad count '0' \(1\.\.65536\)" "$bin/userptr-bench" -n 0
 usage_error "userptr-stress: -n 1" "bad count '1' \(2\.\.65536\)" "$bin/userptr-stress" -n 1
+usage_error "userptr-pressure: a mode that is neither render nor batch" \
+	"mode is render or batch, not 'kfd'" "$bin/userptr-pressure" -m kfd
+usage_error "userptr-pressure: -r 0" "1 to 64 rounds" "$bin/userptr-pressure" -r 0
+usage_error "userptr-pressure: -H 0" "bad hog size '0'" "$bin/userptr-pressure" -H 0
 usage_error "userptr-bench: an unknown backend" "unknown backend 'gpu' \(emu or kfd\)" \
 	"$bin/userptr-bench" -b gpu
 
