@@ -253,7 +253,7 @@ $(BIN)/userptr-stress: tools/workloads/userptr_stress.c $(WL_COMMON)
 
 $(BIN)/userptr-pressure: tools/workloads/userptr_pressure.c $(WL_COMMON)
 	@mkdir -p $(BIN)
-	$(CC) $(WL_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
+	$(CC) $(WL_CFLAGS) $(DRM_CFLAGS) $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
 
 $(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
 			   tools/libuserptr/hsakmt_compat.h $(LIB)

@@ -32,7 +32,6 @@
  *   userptr-pressure -n 4096 -s 256k -o p.json     # 1 GiB, make bench
  */
 #include <argp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -44,7 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <drm/drm.h>
+#include <xf86drm.h>
 
 #include "layout.h"
 #include "userptr.h"
@@ -216,7 +215,7 @@ static void fill_random(uint64_t *p, size_t bytes, uint64_t *seed)
  */
 static void hog(pid_t worker)
 {
-	uint64_t seed = env.lay.seed ^ 0x6f6f6d, grown = 0;
+	uint64_t seed = env.lay.seed ^ 0x6f6f6d;
 	void *p;
 
 	while (sh->phase == P_START)
@@ -242,7 +241,6 @@ static void hog(pid_t worker)
 		if (p == MAP_FAILED)
 			break;
 		fill_random(p, HOG_CHUNK, &seed);
-		grown += HOG_CHUNK;
 	}
 	sh->hog_done = 1;
 	_exit(0);
@@ -342,22 +340,27 @@ static void worker(const struct layout *l, uint64_t max_size)
 	_exit(0);
 }
 
-/* the device's render node, for its count of GEM objects, or -1 */
+/*
+ * The device's render node, for its count of GEM objects, or -1: each
+ * render node asked its driver through libdrm, as libuserptr finds it
+ */
 static int render_open(void)
 {
-	char path[64], name[32];
+	char path[64];
+	drmVersionPtr v;
 	int i, fd;
 
 	for (i = 128; i < 192; i++) {
-		struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
-
 		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		memset(name, 0, sizeof(name));
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "userptr_emu"))
+		v = drmGetVersion(fd);
+		if (v && !strcmp(v->name, "userptr_emu")) {
+			drmFreeVersion(v);
 			return fd;
+		}
+		drmFreeVersion(v);
 		close(fd);
 	}
 	return -1;
@@ -463,8 +466,8 @@ int main(int argc, char **argv)
 	/* the dead process's files are closed before its parent can reap it */
 	left = leftovers(what, sizeof(what));
 
-	for (i = 0; i <= env.rounds && i <= MAX_ROUNDS; i++)
-		if (i < env.rounds && !sh->round_reads[i])
+	for (i = 0; i < env.rounds; i++)
+		if (!sh->round_reads[i])
 			progress = false;
 	qsort(sh->samples, sh->nsamples, sizeof(double), cmp_double);
 	if (sh->nsamples)
