@@ -2,10 +2,12 @@
 /*
  * UAPI of the emulated userptr device, /dev/userptr_emu.
  *
- * The allocation ioctls take the arguments of their amdkfd counterparts
- * (AMDKFD_IOC_ALLOC_MEMORY_OF_GPU with KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
- * AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH), field for field and with the same
- * flag values, so userspace code and tracing serve both. The device adds
+ * ALLOC takes the arguments of amdkfd's AMDKFD_IOC_ALLOC_MEMORY_OF_GPU
+ * with KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, field for field and with the same
+ * flag values, so userspace code and tracing serve both. ALLOC_BATCH, many
+ * ranges as one allocation, is the helper's own way in for its tests:
+ * amdkfd takes many ranges from the render node (IMPORT_GEM here, as
+ * AMDKFD_IOC_IMPORT_DMABUF takes a GEM userptr). The device adds
  * what a real GPU would do with the memory: reads and writes through its
  * page table, and a query of the eviction state.
  */
@@ -32,16 +34,15 @@ struct userptr_emu_alloc_args {
 	__u32 flags;		/* in: USERPTR_EMU_FLAG_* */
 };
 
-/* as struct kfd_ioctl_userptr_range */
+/* as struct drm_userptr_range */
 struct userptr_emu_range {
 	__u64 start;		/* CPU address, page aligned */
 	__u64 size;		/* bytes, page aligned, not zero */
 };
 
 /*
- * As struct kfd_ioctl_alloc_memory_of_gpu_batch_args: num_ranges CPU
- * ranges mapped in order at one device range of total_size bytes; range i
- * starts at va_addr + size[0] + ... + size[i-1].
+ * num_ranges CPU ranges mapped in order at one device range of total_size
+ * bytes; range i starts at va_addr + size[0] + ... + size[i-1].
  */
 struct userptr_emu_alloc_batch_args {
 	__u64 va_addr;		/* in: device address, page aligned */

@@ -49,12 +49,11 @@
  * - 1.21 - Debugger support to subscribe to LDS out-of-address exceptions
  * - 1.22 - Add queue creation with metadata ring base address
  * - 1.23 - Add profiler control ioctl to enable/disable profiler on a process
- * - 1.24 - Add AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH (batch userptr)
- * - 1.25 - AMDKFD_IOC_IMPORT_DMABUF takes a GEM userptr handle of the
+ * - 1.24 - AMDKFD_IOC_IMPORT_DMABUF takes a GEM userptr handle of the
  *          render-node file given to AMDKFD_IOC_ACQUIRE_VM
  */
 #define KFD_IOCTL_MAJOR_VERSION 1
-#define KFD_IOCTL_MINOR_VERSION 25
+#define KFD_IOCTL_MINOR_VERSION 24
 
 struct kfd_ioctl_get_version_args {
 	__u32 major_version;	/* from KFD */
@@ -451,96 +450,6 @@ struct kfd_ioctl_alloc_memory_of_gpu_args {
 	__u32 flags;
 };
 
-/**
- * struct kfd_ioctl_userptr_range - one CPU range of a batch userptr allocation
- *
- * @start: CPU virtual address, page aligned, not 0
- * @size:  size in bytes, page aligned, not 0
- */
-struct kfd_ioctl_userptr_range {
-	__u64 start;
-	__u64 size;
-};
-
-/**
- * struct kfd_ioctl_alloc_memory_of_gpu_batch_args - register many CPU ranges
- * of the calling process as one userptr allocation at one contiguous GPU VA
- *
- * @va_addr:    GPU virtual address of the allocation, page aligned. Range i
- *              is mapped at va_addr + size[0] + ... + size[i-1].
- * @total_size: size of the allocation in bytes: the sum of the ranges' sizes
- * @handle:     buffer handle returned to user mode, as for
- *              AMDKFD_IOC_ALLOC_MEMORY_OF_GPU: map, unmap and free it with the
- *              usual ioctls
- * @ranges_ptr: user pointer to an array of @num_ranges
- *              struct kfd_ioctl_userptr_range, in GPU VA order; the ranges
- *              must not overlap each other
- * @num_ranges: number of ranges, at least 1 and at most the cap, the
- *              drm_userptr_batch.max_ranges module parameter (8192 by
- *              default, at most 1048576; up to 29 bytes of kernel
- *              memory per range, and one interval notifier per window
- *              of neighbouring ranges)
- * @gpu_id:     device identifier
- * @flags:      KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, required, and any of
- *              WRITABLE, EXECUTABLE, PUBLIC, NO_SUBSTITUTE, COHERENT,
- *              UNCACHED and EXT_COHERENT; no other flag
- * @pad:        must be 0
- *
- * The pages are not pinned: neighbouring ranges share an MMU interval
- * notifier, and an invalidation of any range (not of the gaps between
- * them) evicts the allocation (the process's
- * queues are stopped) until the restore worker has faulted the invalidated
- * ranges again, as for a userptr allocation of one range. CRIU cannot
- * checkpoint a process that has such an allocation (-EOPNOTSUPP).
- *
- * Discovery: the ioctl exists when /sys/class/kfd/kfd/userptr_batch_max_ranges
- * does, and that file holds the cap. The number and the minor version are
- * not for discovery (other kernel lines use both for other things), and
- * the command is taken only with its own size and direction (-ENOTTY
- * otherwise), so a caller built for another ioctl at this number is refused.
- *
- * The arguments are checked before the device is looked up, with nothing
- * allocated but the kernel's record of the ranges, each read once; on any
- * error nothing is left registered. Errors:
- * -EINVAL:     @num_ranges or @total_size is 0, @ranges_ptr is NULL, @pad is
- *              not 0, @flags lacks USERPTR or has another flag than those
- *              listed above (a memory type, AQL_QUEUE_MEM, CONTIGUOUS or
- *              an undefined bit), @va_addr, @total_size or a range's start or
- *              size is not page aligned, a range has size 0 or starts at 0,
- *              two ranges overlap, the sizes do not add up to @total_size,
- *              or @gpu_id is unknown
- * -E2BIG:      @num_ranges is above the cap
- * -EOVERFLOW:  @va_addr + @total_size, a range's end or the sum of the sizes
- *              wraps around
- * -EFAULT:     @ranges_ptr cannot be read, a range is outside the user
- *              address space or is not mapped (or mapped read-only, with
- *              WRITABLE), or the process has no handle left for the
- *              allocation (as for ALLOC_MEMORY_OF_GPU)
- * -EADDRINUSE: the GPU VA range or a CPU range overlaps an SVM range
- * -EBUSY:      concurrent invalidation kept the ranges from being faulted
- *              within the time limit (drm_userptr_batch.timeout_ms)
- * -EINTR:      a fatal signal arrived while the ranges were faulted
- * -ENOMEM:     out of memory, or the allocation is above the process's or
- *              the system's limit for GPU memory
- * -ENOTTY:     the command's size or direction is not this ioctl's
- * -EOPNOTSUPP: the calling kfd_process is not the primary one (one that
- *              AMDKFD_IOC_CREATE_PROCESS made), as for a USERPTR allocation
- *              with ALLOC_MEMORY_OF_GPU; checked after the arguments that
- *              are not ranges, before any range is read
- * and the errors of binding the process to the device (as for
- * ALLOC_MEMORY_OF_GPU).
- */
-struct kfd_ioctl_alloc_memory_of_gpu_batch_args {
-	__u64 va_addr;		/* to KFD */
-	__u64 total_size;	/* to KFD */
-	__u64 handle;		/* from KFD */
-	__u64 ranges_ptr;	/* to KFD */
-	__u32 num_ranges;	/* to KFD */
-	__u32 gpu_id;		/* to KFD */
-	__u32 flags;		/* to KFD */
-	__u32 pad;
-};
-
 /* Free memory allocated with kfd_ioctl_alloc_memory_of_gpu
  *
  * @handle: memory handle returned by alloc
@@ -608,14 +517,19 @@ struct kfd_ioctl_get_dmabuf_info_args {
 };
 
 /*
- * With dmabuf_fd = KFD_INVALID_FD (KFD 1.25), KFD takes over the GEM object
+ * With dmabuf_fd = KFD_INVALID_FD (KFD 1.24), KFD takes over the GEM object
  * gem_handle of the render-node file given to AMDKFD_IOC_ACQUIRE_VM for
  * gpu_id: a userptr (DRM_IOCTL_AMDGPU_GEM_USERPTR with
  * AMDGPU_GEM_USERPTR_REGISTER, with or without AMDGPU_GEM_USERPTR_RANGES)
  * of this process, with no other handle and no GPU VA mapping. It becomes a
  * KFD userptr BO at va_addr, evicted and restored as one, and its render-node
- * handle is deleted. Older kernels fail dmabuf_fd = KFD_INVALID_FD with
- * EBADF; older userspace gives 24 bytes, which KFD reads as gem_handle 0.
+ * handle is deleted. flags are those AMDKFD_IOC_ALLOC_MEMORY_OF_GPU takes
+ * for such a BO's mapping: KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE (not for an
+ * AMDGPU_GEM_USERPTR_READONLY object), EXECUTABLE, NO_SUBSTITUTE, COHERENT,
+ * EXT_COHERENT and UNCACHED; USERPTR may be given, and is implied. Another
+ * flag is refused with EINVAL, as is a flag or gem_handle with a dma-buf
+ * (older kernels ignore both: they fail dmabuf_fd = KFD_INVALID_FD with
+ * EBADF). Older userspace gives 24 bytes: gem_handle and flags read as 0.
  */
 struct kfd_ioctl_import_dmabuf_args {
 	__u64 va_addr;	/* to KFD */
@@ -623,7 +537,7 @@ struct kfd_ioctl_import_dmabuf_args {
 	__u32 gpu_id;	/* to KFD */
 	__u32 dmabuf_fd;	/* to KFD */
 	__u32 gem_handle;	/* to KFD, with dmabuf_fd = KFD_INVALID_FD */
-	__u32 flags;		/* to KFD: 0 */
+	__u32 flags;		/* to KFD, with dmabuf_fd = KFD_INVALID_FD */
 };
 
 struct kfd_ioctl_export_dmabuf_args {
@@ -1818,17 +1732,7 @@ struct kfd_ioctl_profiler_args {
 #define AMDKFD_IOC_PROFILER			\
 		AMDKFD_IOWR(0x28, struct kfd_ioctl_profiler_args)
 
-/*
- * 0x29, the first free number here: 0x28, the number of the published v2
- * posting that the published libhsakmt user was built with, is
- * AMDKFD_IOC_PROFILER on this kernel line. The number and the minor version
- * are the maintainers' to assign at merge; userspace finds the ioctl
- * through sysfs, never through either.
- */
-#define AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH		\
-		AMDKFD_IOWR(0x29, struct kfd_ioctl_alloc_memory_of_gpu_batch_args)
-
 #define AMDKFD_COMMAND_START		0x01
-#define AMDKFD_COMMAND_END		0x2A
+#define AMDKFD_COMMAND_END		0x29
 
 #endif
