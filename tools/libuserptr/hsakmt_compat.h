@@ -20,16 +20,24 @@
  * free, which is why virglrenderer unmaps the blob's mapping first).
  * MemoryRanges[0..RangesCount) are iovec-like {base, size} CPU ranges,
  * page aligned, mapped in array order: range i at MemoryAddress + the
- * sizes of ranges 0..i-1. The ranges go to the kernel in one batch ioctl,
- * never split (above the kernel's cap the kernel refuses with E2BIG).
+ * sizes of ranges 0..i-1. The ranges go to the kernel through the device's
+ * render node, in one GEM userptr with a ranges array (amdgpu's
+ * DRM_IOCTL_AMDGPU_GEM_USERPTR with AMDGPU_GEM_USERPTR_RANGES, on KFD the
+ * render-node file its VM was acquired with), never split (above the
+ * kernel's cap the kernel refuses with E2BIG), which the compute file then
+ * takes over at MemoryAddress (AMDKFD_IOC_IMPORT_DMABUF with the GEM
+ * handle and libhsakmt's mapping flags; the emulated device's IMPORT_GEM):
+ * whatever upr_open()'s mode, and on the emulated device without its own
+ * batch ioctl too. A refused takeover closes the GEM handle.
  *
- * Fallback: none inside the call, as in libhsakmt. A device without the
- * batch ioctl (its sysfs attribute userptr_batch_max_ranges missing, the
- * discovery of upr_open()) gets HSAKMT_STATUS_ERROR, the status libhsakmt
- * returns when the ioctl fails there, without an ioctl sent (the number
- * means another ioctl on other kernel lines). What a libhsakmt user then
- * does is its own: virglrenderer stitches the iovecs with mremap() into
- * one range for hsaKmtRegisterMemoryWithFlags(); with libuserptr,
+ * Fallback: none inside the call, as in libhsakmt. A kernel whose GEM
+ * userptr takes no ranges array (no
+ * /sys/module/drm_userptr_batch/parameters/max_ranges, or it holds 0), or
+ * whose KFD takes no GEM handle (below 1.24), gets HSAKMT_STATUS_ERROR,
+ * the status libhsakmt returns when its ioctl fails there, without an
+ * ioctl sent; the message names what is missing. What a libhsakmt user
+ * then does is its own: virglrenderer stitches the iovecs with mremap()
+ * into one range for hsaKmtRegisterMemoryWithFlags(); with libuserptr,
  * upr_register() registers one range per ioctl.
  *
  * Status (checked in this order; HSAKMT_STATUS values are libhsakmt's),
@@ -45,7 +53,10 @@
  *   a range or MemoryAddress not page aligned, a range starting at 0 or
  *   of size 0, ranges overlapping           ERROR                         -EINVAL
  *   a range or the sum of sizes wrapping    ERROR                         -EOVERFLOW
- *   no batch ioctl (no attribute)           ERROR                         -EOPNOTSUPP
+ *   no render route with ranges (no helper cap; KFD below 1.24, or the
+ *   render-node file of its VM not open in the process)
+ *                                           ERROR                         -EOPNOTSUPP
+ *   emu: no render node of userptr_emu      ERROR                         -ENODEV
  *   [MemoryAddress, + size) not free        ERROR                         -EEXIST
  *   the kernel's errno, whatever it is (EINVAL, EFAULT, EADDRINUSE,
  *   E2BIG, ENOMEM, EBUSY, EPERM, ENOTTY, ...)

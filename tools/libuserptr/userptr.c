@@ -4,8 +4,13 @@
  *
  * The two devices take the same argument layouts (the emulated device
  * copies amdkfd's), so one registration path serves both: a backend is its
- * ioctl numbers, its gpu_id and how it is opened.
+ * ioctl numbers, its gpu_id and how it is opened. Many ranges go in one
+ * registration through the device's render node (a GEM userptr with a
+ * ranges array, taken over by the compute file), on either device, or
+ * with the emulated device's own batch ioctl; amdkfd has none.
  */
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,31 +33,42 @@
 #define EMU_PATH	"/dev/userptr_emu"
 #define TOPOLOGY	"/sys/class/kfd/kfd/topology/nodes"
 /*
- * The batch ioctl exists when its device's attribute does, which holds the
- * kernel's cap. Never the KFD version or the ioctl number: other kernel
- * lines give both other meanings (upstream 1.18 is misc_process_flag, and
- * AMDKFD_IOC_PROFILER holds 0x28, the batch's number on 6.12).
+ * The emulated device's batch ioctl (the helper's test entry) exists when
+ * its attribute does, which holds the kernel's cap.
  */
-#define KFD_BATCH_ATTR	"/sys/class/kfd/kfd/userptr_batch_max_ranges"
 #define EMU_BATCH_ATTR	"/sys/class/misc/userptr_emu/userptr_batch_max_ranges"
 #define EMU_VA_BASE	0x100000000000ULL
-/* the render node's cap: the batch helper's, for amdgpu and the device */
+/*
+ * The render node's cap: the batch helper's, for amdgpu and the device. A
+ * GEM userptr takes a ranges array when it is there (an amdgpu without the
+ * series refuses AMDGPU_GEM_USERPTR_RANGES with EINVAL).
+ */
 #define HELPER_CAP_ATTR	"/sys/module/drm_userptr_batch/parameters/max_ranges"
+/* KFD 1.24: AMDKFD_IOC_IMPORT_DMABUF takes a GEM userptr handle */
+#define KFD_GEM_MAJOR	1
+#define KFD_GEM_MINOR	24
 
 struct upr_dev {
 	enum upr_backend backend;
 	int fd;
-	int drm_fd;		/* kfd: the render node the VM was acquired on */
+	int drm_fd;		/* kfd: the render-node file the VM was acquired
+				 * with; emu: its render node, opened on demand
+				 */
 	uint32_t gpu_id;
 	bool has_batch;
 	bool coalesce;
 	enum upr_mode mode;
 	bool render;		/* GEM userptrs of drm_fd, taken over by fd */
+	bool render_ranges;	/* ... each with a ranges array */
+	bool kfd_takes_gem;	/* kfd: IMPORT_DMABUF takes a GEM handle */
+	bool vm_file;		/* kfd: drm_fd is the file the VM was acquired with */
 	unsigned long req_gem;	/* its GEM_USERPTR: amdgpu's layout either way */
 	unsigned int cap;
+	unsigned int helper_cap;	/* HELPER_CAP_ATTR's, 0 without it */
 	uint64_t page_size;
 	uint64_t next_va;	/* where the library puts the next allocation */
-	unsigned long req_alloc, req_batch, req_free;
+	unsigned int kfd_minor;
+	unsigned long req_alloc, req_batch, req_free;	/* req_batch: emu only */
 	char name[64];
 };
 
@@ -203,9 +219,9 @@ unsigned int upr_split_count(unsigned int n, unsigned int cap, unsigned int i,
 /* --- devices --- */
 
 /*
- * The batch ioctl's discovery: its cap from the device's attribute, or 0
- * when the attribute is missing or holds no count (no batch ioctl: a
- * registration takes one ioctl per range).
+ * A cap from a sysfs file: the emulated device's batch ioctl's attribute or
+ * the batch helper's parameter; 0 when the file is missing or holds no
+ * count (that way in does not exist: one ioctl per range).
  */
 static unsigned int batch_cap(const char *attr)
 {
@@ -265,6 +281,77 @@ static int kfd_find_gpu(uint32_t want, uint32_t *gpu_id, int *minor)
 	return 0;
 }
 
+/*
+ * AMDKFD_IOC_ACQUIRE_VM said EBUSY: another file of the GPU's DRM device
+ * gave KFD this process's VM first (the HSA runtime's libhsakmt, in the
+ * same process). A GEM userptr for the takeover must be that file's: find
+ * it among the process's descriptors (ACQUIRE_VM with the very file that
+ * acquired the VM succeeds and changes nothing; any other file is EBUSY)
+ * and keep a duplicate of it in dev->drm_fd. False when no descriptor of
+ * this process is that file any more: the render route is then closed.
+ */
+static bool kfd_find_vm_file(struct upr_dev *dev)
+{
+	struct stat ours, st;
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (fstat(dev->drm_fd, &ours))
+		return false;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct kfd_ioctl_acquire_vm_args vm = { .gpu_id = dev->gpu_id };
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		int dup_fd;
+
+		if (*end || end == de->d_name || fd == dirfd(d) || fd == dev->drm_fd ||
+		    fd == dev->fd)
+			continue;
+		/* a node of the same DRM major: render or primary */
+		if (fstat(fd, &st) || !S_ISCHR(st.st_mode) ||
+		    major(st.st_rdev) != major(ours.st_rdev))
+			continue;
+		vm.drm_fd = fd;
+		if (ioctl(dev->fd, AMDKFD_IOC_ACQUIRE_VM, &vm))
+			continue;
+		dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (dup_fd < 0)
+			break;
+		close(dev->drm_fd);
+		dev->drm_fd = dup_fd;
+		found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Whether the render-node route is open on this kernel, with a ranges array
+ * when @ranges: 0, or -EOPNOTSUPP with a message naming what is missing.
+ * KFD takes a GEM userptr over from KFD 1.24 on, from the file its VM was
+ * acquired with; a GEM userptr takes ranges where the batch helper is.
+ */
+static int render_check(struct upr_dev *dev, bool ranges)
+{
+	if (dev->backend == UPR_BACKEND_KFD && !dev->kfd_takes_gem)
+		return fail(-EOPNOTSUPP,
+			    "%s: AMDKFD_IOC_IMPORT_DMABUF takes no GEM userptr handle (KFD 1.%u, below 1.%u)",
+			    dev->name, dev->kfd_minor, KFD_GEM_MINOR);
+	if (dev->backend == UPR_BACKEND_KFD && !dev->vm_file)
+		return fail(-EOPNOTSUPP,
+			    "%s: its VM was acquired with a render-node file this process has not open (AMDKFD_IOC_ACQUIRE_VM: EBUSY)",
+			    dev->name);
+	if (ranges && !dev->helper_cap)
+		return fail(-EOPNOTSUPP,
+			    "%s: its GEM userptr takes no ranges array (%s missing or 0)",
+			    dev->name, HELPER_CAP_ATTR);
+	return 0;
+}
+
 static int kfd_open(struct upr_dev *dev, uint32_t want_gpu)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -307,10 +394,16 @@ static int kfd_open(struct upr_dev *dev, uint32_t want_gpu)
 	 * batch goes to it. That runtime manages the GPUVM aperture, so give
 	 * addresses it cannot hold (upr_hsakmt_register_ranges() reserves
 	 * them in the CPU's address space, as libhsakmt reserves its own).
+	 * The render-node route then needs that file (kfd_find_vm_file()).
 	 */
-	if (ioctl(dev->fd, AMDKFD_IOC_ACQUIRE_VM, &vm) && errno != EBUSY)
-		return fail(-errno, "acquire the VM of gpu_id %u: %s", dev->gpu_id,
-			    strerror(errno));
+	if (ioctl(dev->fd, AMDKFD_IOC_ACQUIRE_VM, &vm)) {
+		if (errno != EBUSY)
+			return fail(-errno, "acquire the VM of gpu_id %u: %s", dev->gpu_id,
+				    strerror(errno));
+		dev->vm_file = kfd_find_vm_file(dev);
+	} else {
+		dev->vm_file = true;
+	}
 	if (ioctl(dev->fd, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &apa))
 		return fail(-errno, "GPUVM apertures: %s", strerror(errno));
 	for (i = 0; i < apa.num_of_nodes && i < 16; i++)
@@ -318,12 +411,18 @@ static int kfd_open(struct upr_dev *dev, uint32_t want_gpu)
 			dev->next_va = ap[i].gpuvm_base;
 	if (!dev->next_va)
 		return fail(-ENODEV, "no GPUVM aperture for gpu_id %u", dev->gpu_id);
-	dev->cap = batch_cap(KFD_BATCH_ATTR);
+	dev->kfd_takes_gem = ver.major_version > KFD_GEM_MAJOR ||
+			     (ver.major_version == KFD_GEM_MAJOR &&
+			      ver.minor_version >= KFD_GEM_MINOR);
+	dev->kfd_minor = ver.minor_version;
+	dev->helper_cap = batch_cap(HELPER_CAP_ATTR);
 	dev->req_alloc = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU;
-	dev->req_batch = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH;
 	dev->req_free = AMDKFD_IOC_FREE_MEMORY_OF_GPU;
+	dev->req_gem = DRM_IOCTL_AMDGPU_GEM_USERPTR;
 	snprintf(dev->name, sizeof(dev->name), "kfd %u.%u gpu_id %u",
 		 ver.major_version, ver.minor_version, dev->gpu_id);
+	/* no batch ioctl: many ranges go through the render node (route()) */
+	dev->cap = 0;
 	return 0;
 }
 
@@ -334,10 +433,12 @@ static int emu_open(struct upr_dev *dev)
 		return fail(-errno, "open %s: %s", EMU_PATH, strerror(errno));
 	dev->gpu_id = USERPTR_EMU_GPU_ID;
 	dev->cap = batch_cap(EMU_BATCH_ATTR);
+	dev->helper_cap = batch_cap(HELPER_CAP_ATTR);
 	dev->next_va = EMU_VA_BASE;
 	dev->req_alloc = USERPTR_EMU_IOC_ALLOC;
 	dev->req_batch = USERPTR_EMU_IOC_ALLOC_BATCH;
 	dev->req_free = USERPTR_EMU_IOC_FREE;
+	dev->req_gem = DRM_IOCTL_USERPTR_EMU_GEM_USERPTR;
 	snprintf(dev->name, sizeof(dev->name), "userptr_emu");
 	return 0;
 }
@@ -381,25 +482,58 @@ static int render_open(struct upr_dev *dev, const char *driver)
 }
 
 /*
- * The render-node route: the device's render node (KFD: the one its VM was
- * acquired on), and the batch helper's cap when the GEM userptr takes
- * ranges: amdgpu's and the device's GEM_USERPTR come with the helper.
+ * The render-node route, with a ranges array per GEM userptr when @ranges
+ * (the batch helper's cap), else a GEM userptr per range: the device's
+ * render node (KFD: the file its VM was acquired with).
  */
-static int render_route(struct upr_dev *dev)
+static int render_route(struct upr_dev *dev, bool ranges)
 {
-	int ret = 0;
+	int ret;
 
-	if (dev->backend == UPR_BACKEND_EMU)
+	ret = render_check(dev, ranges);
+	if (!ret && dev->drm_fd < 0)
 		ret = render_open(dev, "userptr_emu");
 	if (ret)
 		return ret;
 	dev->render = true;
-	dev->req_gem = dev->backend == UPR_BACKEND_KFD ? DRM_IOCTL_AMDGPU_GEM_USERPTR :
-			DRM_IOCTL_USERPTR_EMU_GEM_USERPTR;
-	dev->cap = dev->mode == UPR_MODE_RENDER_PER_RANGE ? 0 : batch_cap(HELPER_CAP_ATTR);
+	dev->render_ranges = ranges;
+	dev->cap = ranges ? dev->helper_cap : 0;
 	snprintf(dev->name + strlen(dev->name), sizeof(dev->name) - strlen(dev->name),
 		 " via its render node");
 	return 0;
+}
+
+/*
+ * The way the mode takes. Many ranges in one registration: the emulated
+ * device's batch ioctl, or on KFD, which has none, the render node.
+ */
+static int route(struct upr_dev *dev)
+{
+	char why[sizeof(errmsg)];
+	int ret;
+
+	switch (dev->mode) {
+	case UPR_MODE_RENDER:
+	case UPR_MODE_RENDER_PER_RANGE:
+		return render_route(dev, dev->mode == UPR_MODE_RENDER);
+	case UPR_MODE_AUTO:
+	case UPR_MODE_BATCH:
+		if (dev->backend == UPR_BACKEND_EMU) {
+			if (dev->mode == UPR_MODE_BATCH && !dev->cap)
+				return fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (no %s)",
+					    dev->name, EMU_BATCH_ATTR);
+			return 0;
+		}
+		ret = render_route(dev, true);
+		if (!ret || dev->mode == UPR_MODE_AUTO)
+			return 0;	/* AUTO without it: one ioctl per range */
+		/* copied: fail() writes the buffer it would read */
+		snprintf(why, sizeof(why), "%s", errmsg);
+		return fail(ret, "KFD has no batch ioctl, UPR_MODE_BATCH takes its render node: %s",
+			    why);
+	default:
+		return 0;
+	}
 }
 
 static void dev_reset(struct upr_dev *dev)
@@ -457,14 +591,8 @@ int upr_open(struct upr_dev **devp, const struct upr_opts *opts)
 			}
 		}
 	}
-	if (!ret && (dev->mode == UPR_MODE_RENDER || dev->mode == UPR_MODE_RENDER_PER_RANGE))
-		ret = render_route(dev);
-	if (!ret && dev->mode == UPR_MODE_BATCH && !dev->cap)
-		ret = fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (no %s)", dev->name,
-			   dev->backend == UPR_BACKEND_KFD ? KFD_BATCH_ATTR : EMU_BATCH_ATTR);
-	if (!ret && dev->mode == UPR_MODE_RENDER && !dev->cap)
-		ret = fail(-EOPNOTSUPP, "%s: its GEM userptr takes no ranges array (no %s)",
-			   dev->name, HELPER_CAP_ATTR);
+	if (!ret)
+		ret = route(dev);
 	if (ret) {
 		dev_reset(dev);
 		free(dev);
@@ -548,22 +676,27 @@ _Static_assert(sizeof(struct drm_amdgpu_gem_userptr) ==
 	       "the device's GEM_USERPTR is not amdgpu's layout");
 
 /*
- * A GEM userptr of @n ranges at @r on the render node (one without the
- * ranges array when @n is 1 and the route is per range), then taken over
- * by the compute file at @va; the GEM handle is closed when the takeover
- * fails (on success the takeover deleted it).
+ * A GEM userptr of @n ranges at @r on the render node (with the ranges
+ * array when @ranges, else of the one range @r), read-only without
+ * KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE in @flags, then taken over by the
+ * compute file at @va: KFD maps it with @flags (its
+ * KFD_IOC_ALLOC_MEM_FLAGS_* mapping flags), the emulated device takes
+ * none (the object's READONLY says whether it may write). The GEM handle
+ * is closed when the takeover fails (on success the takeover deleted it).
  */
 static int do_render(struct upr_dev *dev, const struct upr_range *r, unsigned int n,
-		     uint64_t va, uint64_t size, uint32_t flags, uint64_t *handle)
+		     bool ranges, uint64_t va, uint64_t size, uint32_t flags,
+		     uint64_t *handle)
 {
 	struct drm_amdgpu_gem_userptr g = {
 		.size = size,
 		.flags = AMDGPU_GEM_USERPTR_REGISTER |
-			 (flags & UPR_WRITABLE ? 0 : AMDGPU_GEM_USERPTR_READONLY),
+			 (flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE ?
+			  0 : AMDGPU_GEM_USERPTR_READONLY),
 	};
 	int ret;
 
-	if (dev->mode == UPR_MODE_RENDER) {
+	if (ranges) {
 		g.flags |= AMDGPU_GEM_USERPTR_RANGES;
 		g.ranges = (uintptr_t)r;
 		g.num_ranges = n;
@@ -576,6 +709,7 @@ static int do_render(struct upr_dev *dev, const struct upr_range *r, unsigned in
 		struct kfd_ioctl_import_dmabuf_args a = {
 			.va_addr = va, .gpu_id = dev->gpu_id,
 			.dmabuf_fd = KFD_INVALID_FD, .gem_handle = g.handle,
+			.flags = flags,
 		};
 
 		ret = ioctl(dev->fd, AMDKFD_IOC_IMPORT_DMABUF, &a) ? -errno : 0;
@@ -594,16 +728,26 @@ static int do_render(struct upr_dev *dev, const struct upr_range *r, unsigned in
 	return ret;
 }
 
+_Static_assert(sizeof(struct upr_range) == sizeof(struct userptr_emu_range) &&
+	       sizeof(struct upr_range) == sizeof(struct drm_amdgpu_gem_userptr_range) &&
+	       offsetof(struct upr_range, size) ==
+	       offsetof(struct drm_amdgpu_gem_userptr_range, size) &&
+	       UPR_WRITABLE == (uint32_t)KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE &&
+	       UPR_WRITABLE == (uint32_t)USERPTR_EMU_FLAG_WRITABLE &&
+	       UPR_EXECUTABLE == (uint32_t)KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE,
+	       "struct upr_range or the flags are not the kernel's");
+
+/* the emulated device's batch ioctl; amdkfd has none */
 static int do_batch(struct upr_dev *dev, const struct upr_range *r, unsigned int n,
 		    uint64_t va, uint64_t size, uint32_t flags, uint64_t *handle)
 {
-	struct kfd_ioctl_alloc_memory_of_gpu_batch_args a = {
+	struct userptr_emu_alloc_batch_args a = {
 		.va_addr = va,
 		.total_size = size,
 		.ranges_ptr = (uintptr_t)r,
 		.num_ranges = n,
 		.gpu_id = dev->gpu_id,
-		.flags = flags | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+		.flags = flags | USERPTR_EMU_FLAG_USERPTR,
 	};
 
 	if (ioctl(dev->fd, dev->req_batch, &a))
@@ -682,8 +826,8 @@ int upr_register(struct upr_dev *dev, const struct upr_range *ranges,
 			size = r[i].size;
 		}
 		if (dev->render)
-			ret = do_render(dev, &r[first], cnt, a->va + off, size, flags,
-					&a->handles[i]);
+			ret = do_render(dev, &r[first], cnt, dev->render_ranges, a->va + off,
+					size, flags, &a->handles[i]);
 		else if (batch)
 			ret = do_batch(dev, &r[first], cnt, a->va + off, size, flags,
 				       &a->handles[i]);
@@ -774,7 +918,7 @@ uint64_t upr_alloc_handle(const struct upr_alloc *a, unsigned int call)
 _Static_assert(sizeof(HsaMemoryRange) == sizeof(struct upr_range) &&
 	       offsetof(HsaMemoryRange, MemoryAddress) == offsetof(struct upr_range, start) &&
 	       offsetof(HsaMemoryRange, SizeInBytes) == offsetof(struct upr_range, size),
-	       "HsaMemoryRange is not struct kfd_ioctl_userptr_range");
+	       "HsaMemoryRange is not struct upr_range");
 _Static_assert(sizeof(HsaMemFlags) == sizeof(uint32_t), "HsaMemFlags is not 32 bits");
 
 static __thread int hsakmt_err;
@@ -851,11 +995,15 @@ HSAKMT_STATUS upr_hsakmt_register_ranges(struct upr_dev *dev, void *MemoryAddres
 				  dev->page_size);
 	if (status != HSAKMT_STATUS_SUCCESS)
 		return status;
-	if (!dev->has_batch)
-		return hsakmt_ret(HSAKMT_STATUS_ERROR,
-				  fail(-EOPNOTSUPP, "%s has no batch userptr ioctl (no %s)",
-				       dev->name, dev->backend == UPR_BACKEND_KFD ?
-				       KFD_BATCH_ATTR : EMU_BATCH_ATTR));
+	/*
+	 * The render node with a ranges array, whatever the device's mode:
+	 * nothing sent and nothing reserved when this kernel lacks it
+	 */
+	ret = render_check(dev, true);
+	if (!ret && dev->drm_fd < 0)
+		ret = render_open(dev, "userptr_emu");
+	if (ret)
+		return hsakmt_ret(HSAKMT_STATUS_ERROR, ret);
 	for (i = 0; i < RangesCount; i++)
 		total += r[i].size;
 	/* the GPU VA range, held in the CPU's address space as libhsakmt's
@@ -877,17 +1025,24 @@ HSAKMT_STATUS upr_hsakmt_register_ranges(struct upr_dev *dev, void *MemoryAddres
 		munmap(mem, total);
 		return hsakmt_ret(HSAKMT_STATUS_ERROR, fail(-ENOMEM, "out of memory"));
 	}
-	/* libhsakmt's flags; the emulated device knows WRITABLE alone */
+	/*
+	 * libhsakmt's flags, the takeover's on KFD; the emulated device's
+	 * object is writable (not READONLY), its takeover takes no flag
+	 */
 	if (dev->backend == UPR_BACKEND_KFD)
 		flags |= KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE |
 			 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |
 			 (MemFlags.ui32.CoarseGrain ? 0 : KFD_IOC_ALLOC_MEM_FLAGS_COHERENT) |
 			 (MemFlags.ui32.ExtendedCoherent ?
 			  KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT : 0);
-	/* one ioctl for all the ranges, as libhsakmt: no split at the cap */
-	ret = do_batch(dev, r, RangesCount, (uintptr_t)mem, total, flags, &a->handles[0]);
+	/*
+	 * one GEM userptr for all the ranges, as libhsakmt's one ioctl: no
+	 * split at the cap; then its takeover (the handle closed if refused)
+	 */
+	ret = do_render(dev, r, RangesCount, true, (uintptr_t)mem, total, flags,
+			&a->handles[0]);
 	if (ret) {
-		fail(ret, "batch ioctl of %llu ranges at %p: %s",
+		fail(ret, "GEM userptr of %llu ranges and its takeover at %p: %s",
 		     (unsigned long long)RangesCount, mem, strerror(-ret));
 		munmap(mem, total);
 		free(a);
@@ -897,6 +1052,7 @@ HSAKMT_STATUS upr_hsakmt_register_ranges(struct upr_dev *dev, void *MemoryAddres
 	a->size = total;
 	a->nranges = RangesCount;
 	a->nhandles = 1;
+	a->render = true;
 	a->cpu_reserved = true;
 	*allocp = a;
 	return hsakmt_ret(HSAKMT_STATUS_SUCCESS, 0);

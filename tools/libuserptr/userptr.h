@@ -5,11 +5,15 @@
  * libhsakmt's hsaKmtRegisterMemoryRangesWithFlags() (exactly, with its
  * arguments and HSAKMT_STATUS values: hsakmt_compat.h).
  *
- * Backends: /dev/kfd (an AMD GPU: AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH when
- * /sys/class/kfd/kfd/userptr_batch_max_ranges exists, otherwise one userptr
- * AMDKFD_IOC_ALLOC_MEMORY_OF_GPU per range) and /dev/userptr_emu (the
- * emulated device, same argument layouts), each directly or through its
- * render node (enum upr_mode). Manual: docs/libuserptr.md.
+ * Backends: /dev/kfd (an AMD GPU: many ranges through its render node, a
+ * GEM userptr with a ranges array taken over by KFD, when KFD is 1.24 or
+ * later and /sys/module/drm_userptr_batch/parameters/max_ranges exists;
+ * otherwise one userptr AMDKFD_IOC_ALLOC_MEMORY_OF_GPU per range: amdkfd
+ * has no batch ioctl) and /dev/userptr_emu (the emulated device, same
+ * argument layouts, with a batch ioctl of its own when
+ * /sys/class/misc/userptr_emu/userptr_batch_max_ranges exists), each
+ * directly or through its render node (enum upr_mode). Manual:
+ * docs/libuserptr.md.
  *
  * Every function that can fail returns 0 or a negative errno and leaves a
  * message for upr_errmsg(); a failed registration leaves nothing
@@ -22,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* one CPU range: the layout of struct kfd_ioctl_userptr_range */
+/* one CPU range: the layout of struct drm_amdgpu_gem_userptr_range */
 struct upr_range {
 	uint64_t start;
 	uint64_t size;
@@ -41,10 +45,15 @@ enum upr_backend {
  * ranges), taken over by the compute file at its device address (KFD's
  * AMDKFD_IOC_IMPORT_DMABUF with a GEM handle, the device's IMPORT_GEM):
  * two ioctls per allocation, the same semantics.
+ *
+ * amdkfd has no batch ioctl: on /dev/kfd, AUTO and BATCH are RENDER when
+ * the kernel has it (KFD 1.24 and the batch helper's cap), AUTO is
+ * PER_RANGE otherwise and BATCH fails with -EOPNOTSUPP, its message naming
+ * what is missing. On /dev/userptr_emu they use the device's batch ioctl.
  */
 enum upr_mode {
-	UPR_MODE_AUTO,		/* batch when the device has it */
-	UPR_MODE_BATCH,		/* batch ioctls only: -EOPNOTSUPP without */
+	UPR_MODE_AUTO,		/* many ranges an ioctl when the device can */
+	UPR_MODE_BATCH,		/* many ranges an ioctl only: -EOPNOTSUPP without */
 	UPR_MODE_PER_RANGE,	/* one allocation ioctl per range */
 	UPR_MODE_RENDER,	/* a batch GEM userptr per allocation */
 	UPR_MODE_RENDER_PER_RANGE,	/* a GEM userptr per range */
@@ -62,7 +71,10 @@ struct upr_opts {
 	uint32_t gpu_id;		/* kfd: 0 for the first GPU */
 };
 
-/* flags of upr_register(), the values of KFD_IOC_ALLOC_MEM_FLAGS_* */
+/*
+ * flags of upr_register(), the values of KFD_IOC_ALLOC_MEM_FLAGS_*; through
+ * the render node, a GEM userptr without UPR_WRITABLE is READONLY
+ */
 #define UPR_WRITABLE	(1U << 31)
 #define UPR_EXECUTABLE	(1U << 30)
 
@@ -96,6 +108,10 @@ uint64_t upr_alloc_handle(const struct upr_alloc *a, unsigned int call);
 /* what the device is */
 int upr_dev_fd(const struct upr_dev *dev);
 enum upr_backend upr_dev_backend(const struct upr_dev *dev);
+/*
+ * many ranges an ioctl: emu's batch ioctl (whatever the mode), or on kfd
+ * the render node with a ranges array (the mode takes it)
+ */
 bool upr_dev_has_batch(const struct upr_dev *dev);
 unsigned int upr_dev_max_ranges(const struct upr_dev *dev);
 const char *upr_dev_name(const struct upr_dev *dev);

@@ -5,9 +5,12 @@
  * the ranges at one contiguous device range, and that every failure
  * leaves nothing registered (the device's STATS ioctl counts what a file
  * holds, its render node's the GEM objects of the device: the render-node
- * route's variants leave none either). Run as root: one test lowers the helper's cap through sysfs.
+ * route's variants leave none either). Run as root: tests lower the
+ * helper's cap through sysfs.
  * The hsakmt_* tests: upr_hsakmt_register_ranges(), libhsakmt's
- * hsaKmtRegisterMemoryRangesWithFlags() (hsakmt_compat.h), end to end.
+ * hsaKmtRegisterMemoryRangesWithFlags() (hsakmt_compat.h), end to end:
+ * through the render node (one GEM userptr with a ranges array, taken
+ * over), whatever the device's mode.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,16 +46,20 @@ static struct userptr_emu_stats_args stats(struct upr_dev *dev)
 	return s;
 }
 
-/* the GEM userptr objects of the device's render node, -1 without one */
-static long long gem_objects(void)
+/*
+ * The GEM userptr objects of the device's render node (taken over or not)
+ * and their ranges; all ones without the node
+ */
+static struct drm_userptr_emu_stats gem_stats(void)
 {
-	struct drm_userptr_emu_stats s = { 0 };
-	long long n = -1;
+	struct drm_userptr_emu_stats s;
+	bool found = false;
 	struct dirent *de;
 	DIR *d = opendir("/dev/dri");
 	char path[300];
 
-	while (d && n < 0 && (de = readdir(d))) {
+	memset(&s, 0xff, sizeof(s));
+	while (d && !found && (de = readdir(d))) {
 		drmVersionPtr v;
 		int fd;
 
@@ -63,15 +70,22 @@ static long long gem_objects(void)
 		if (fd < 0)
 			continue;
 		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, "userptr_emu") &&
-		    !ioctl(fd, DRM_IOCTL_USERPTR_EMU_STATS, &s))
-			n = s.objects;
+		if (v && !strcmp(v->name, "userptr_emu"))
+			found = !ioctl(fd, DRM_IOCTL_USERPTR_EMU_STATS, &s);
 		drmFreeVersion(v);
 		close(fd);
 	}
 	if (d)
 		closedir(d);
-	return n;
+	if (!found)
+		memset(&s, 0xff, sizeof(s));
+	return s;
+}
+
+/* the GEM userptr objects of the device's render node, -1 without one */
+static long long gem_objects(void)
+{
+	return (long long)gem_stats().objects;
 }
 
 /* the device reads every range where the library says it put it */
@@ -415,28 +429,47 @@ FIXTURE_TEARDOWN(hsakmt)
 	wl_free(&self->l);
 }
 
-/* GPU VA = MemoryAddress, one ioctl, range i after ranges 0..i-1 */
+/*
+ * GPU VA = MemoryAddress, range i after ranges 0..i-1: one GEM userptr of
+ * the render node with the 40 ranges, taken over by the compute file (two
+ * ioctls, one allocation, the object its memory), on a device opened with
+ * the default mode, whose own registrations take its batch ioctl
+ */
 TEST_F(hsakmt, registers_at_memory_address)
 {
 	HsaMemoryRange *r = (HsaMemoryRange *)self->l.r;
 	void *p = free_range(self->l.total);
+	unsigned char page[4096];
 
 	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, gem_objects());
 	ASSERT_EQ(HSAKMT_STATUS_SUCCESS,
 		  upr_hsakmt_register_ranges(self->dev, p, r, 40, HSA_HOST, &self->a))
 		TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(0, upr_hsakmt_errno());
 	EXPECT_EQ((uintptr_t)p, upr_alloc_va(self->a));
 	EXPECT_EQ(self->l.total, upr_alloc_size(self->a));
-	EXPECT_EQ(1, upr_alloc_calls(self->a));
+	EXPECT_EQ(2, upr_alloc_calls(self->a));
+	EXPECT_EQ(1, upr_alloc_handles(self->a));
 	EXPECT_EQ(1, stats(self->dev).file_allocs);
 	EXPECT_EQ(40, stats(self->dev).file_ranges);
+	/* the allocation's memory is one GEM userptr of the render node */
+	EXPECT_EQ(1, gem_stats().objects);
+	EXPECT_EQ(40, gem_stats().ranges);
 	EXPECT_EQ(0, device_sees_layout(self->dev, &self->l, (uintptr_t)p));
+	/* writable, as libhsakmt registers it: not a READONLY object */
+	memset(page, 0x5a, sizeof(page));
+	EXPECT_EQ(0, wl_device_write(upr_dev_fd(self->dev),
+				     (uintptr_t)p + wl_offset(&self->l, 3), page, sizeof(page),
+				     20000));
+	EXPECT_EQ(0, memcmp(page, (void *)(uintptr_t)self->l.r[3].start, sizeof(page)));
+	wl_fill((void *)(uintptr_t)self->l.r[3].start, self->l.r[3].size, 4);
 	/* held in the CPU's address space while registered, as libhsakmt */
 	EXPECT_EQ(0, range_is_free(p, self->l.total));
 	EXPECT_EQ(0, upr_unregister(self->dev, self->a));
 	self->a = NULL;
 	EXPECT_EQ(0, stats(self->dev).file_allocs);
+	EXPECT_EQ(0, gem_objects());
 	EXPECT_EQ(1, range_is_free(p, self->l.total));
 
 	/* NULL: an address the library chooses, reserved the same way */
@@ -447,6 +480,7 @@ TEST_F(hsakmt, registers_at_memory_address)
 	EXPECT_NE(NULL, p);
 	EXPECT_EQ(0, (uintptr_t)p & 4095);
 	EXPECT_EQ(0, range_is_free(p, self->l.total));
+	EXPECT_EQ(1, gem_objects());
 	EXPECT_EQ(0, device_sees_layout(self->dev, &self->l, (uintptr_t)p));
 }
 
@@ -520,6 +554,8 @@ TEST_F(hsakmt, each_status_leaves_nothing)
 			TH_LOG("case %u: \"%s\" lacks \"%s\"", i, upr_errmsg(), c[i].msg);
 		EXPECT_EQ(NULL, self->a) TH_LOG("case %u", i);
 		EXPECT_EQ(first ? 1 : 0, stats(self->dev).file_allocs) TH_LOG("case %u", i);
+		/* a GEM userptr whose takeover was refused (EADDRINUSE) is closed */
+		EXPECT_EQ(0, gem_objects()) TH_LOG("case %u", i);
 		EXPECT_EQ(1, range_is_free(p, self->l.total)) TH_LOG("case %u", i);
 		if (hole)
 			ASSERT_EQ(hole, mmap(hole, r[29].SizeInBytes, PROT_READ | PROT_WRITE,
@@ -531,7 +567,7 @@ TEST_F(hsakmt, each_status_leaves_nothing)
 	}
 }
 
-/* one ioctl, never split: above the kernel's cap the kernel says E2BIG */
+/* one GEM userptr, never split: above the kernel's cap the kernel says E2BIG */
 TEST_F(hsakmt, no_split_at_the_cap)
 {
 	unsigned long old = batch_param("max_ranges");
@@ -548,10 +584,12 @@ TEST_F(hsakmt, no_split_at_the_cap)
 	EXPECT_EQ(-E2BIG, upr_hsakmt_errno()) TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(NULL, self->a);
 	EXPECT_EQ(0, stats(dev).file_allocs);
+	EXPECT_EQ(0, gem_objects());
 	EXPECT_EQ(HSAKMT_STATUS_SUCCESS,
 		  upr_hsakmt_register_ranges(dev, NULL, (HsaMemoryRange *)self->l.r, 39,
 					     HSA_HOST, &self->a)) TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(1, stats(dev).file_allocs);
+	EXPECT_EQ(1, gem_objects());
 	EXPECT_EQ(0, upr_unregister(dev, self->a));
 	self->a = NULL;
 	upr_close(dev);
@@ -559,14 +597,15 @@ TEST_F(hsakmt, no_split_at_the_cap)
 }
 
 /*
- * The order a libhsakmt user sees on a kernel without the batch ioctl
- * (userptr_emu hide_batch=1; guest-userptr.sh runs this test alone, with
- * batch_hidden): the call is HSAKMT_STATUS_ERROR with nothing sent and
- * nothing reserved, no fallback inside it; the caller's own path then
- * registers (here libuserptr's, one range per ioctl).
+ * The device without its batch ioctl (userptr_emu hide_batch=1;
+ * guest-userptr.sh runs this test alone, with batch_hidden): the call does
+ * not use it. It registers through the render node, whose GEM userptr
+ * takes the ranges array, while the device's own registrations take one
+ * ioctl a range; the batch ioctl is not there to be sent.
  */
 TEST(hsakmt_batch_hidden)
 {
+	struct userptr_emu_alloc_batch_args b = { 0 };
 	struct upr_opts o = { .backend = UPR_BACKEND_EMU };
 	struct upr_alloc *a = NULL;
 	uint64_t sizes[40];
@@ -579,16 +618,76 @@ TEST(hsakmt_batch_hidden)
 	wl_sizes(sizes, 40, 0, 64 << 10, 5);
 	ASSERT_EQ(0, wl_scattered(&l, 40, sizes, 5));
 	ASSERT_EQ(0, upr_open(&dev, &o)) TH_LOG("%s", upr_errmsg());
+	EXPECT_FALSE(upr_dev_has_batch(dev));
 	p = free_range(l.total);
 	ASSERT_NE(NULL, p);
-	EXPECT_EQ(HSAKMT_STATUS_ERROR,
-		  upr_hsakmt_register_ranges(dev, p, (HsaMemoryRange *)l.r, 40, HSA_HOST, &a));
-	EXPECT_EQ(-EOPNOTSUPP, upr_hsakmt_errno());
-	EXPECT_NE(NULL, strstr(upr_errmsg(), EMU_BATCH_ATTR)) TH_LOG("%s", upr_errmsg());
+	ASSERT_EQ(HSAKMT_STATUS_SUCCESS,
+		  upr_hsakmt_register_ranges(dev, p, (HsaMemoryRange *)l.r, 40, HSA_HOST, &a))
+		TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(0, upr_hsakmt_errno());
+	EXPECT_EQ(2, upr_alloc_calls(a));
+	EXPECT_EQ(1, stats(dev).file_allocs);
+	EXPECT_EQ(40, stats(dev).file_ranges);
+	EXPECT_EQ(1, gem_stats().objects);
+	EXPECT_EQ(40, gem_stats().ranges);
+	EXPECT_EQ(0, device_sees_layout(dev, &l, (uintptr_t)p));
+	EXPECT_EQ(0, upr_unregister(dev, a));
+	EXPECT_EQ(0, stats(dev).file_allocs);
+	EXPECT_EQ(0, gem_objects());
+	EXPECT_EQ(1, range_is_free(p, l.total));
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(upr_dev_fd(dev), USERPTR_EMU_IOC_ALLOC_BATCH, &b));
+	EXPECT_EQ(ENOTTY, errno);
+	upr_close(dev);
+	wl_free(&l);
+}
+
+/*
+ * The order a libhsakmt user sees on a kernel whose GEM userptr takes no
+ * ranges array (the helper's cap 0 here, as without its parameter): the
+ * call is HSAKMT_STATUS_ERROR with nothing sent and nothing reserved, its
+ * message naming the parameter, no fallback inside it; the caller's own
+ * path then registers (here libuserptr's, one range per ioctl).
+ */
+TEST(hsakmt_no_ranges_array)
+{
+	struct upr_opts o = { .backend = UPR_BACKEND_EMU };
+	unsigned long old = batch_param("max_ranges");
+	HSAKMT_STATUS status = HSAKMT_STATUS_SUCCESS;
+	struct upr_alloc *a = NULL;
+	struct upr_dev *dev = NULL;
+	char msg[256] = "";
+	uint64_t sizes[40];
+	struct layout l;
+	int ret, err = 0;
+	void *p;
+
+	ASSERT_NE(0, old);
+	wl_sizes(sizes, 40, 0, 64 << 10, 5);
+	ASSERT_EQ(0, wl_scattered(&l, 40, sizes, 5));
+	p = free_range(l.total);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, write_cap(0));
+	/* the cap back before any assertion can end the test */
+	ret = upr_open(&dev, &o);
+	if (!ret) {
+		status = upr_hsakmt_register_ranges(dev, p, (HsaMemoryRange *)l.r, 40,
+						    HSA_HOST, &a);
+		err = upr_hsakmt_errno();
+		snprintf(msg, sizeof(msg), "%s", upr_errmsg());
+	}
+	EXPECT_EQ(0, write_cap(old));
+	ASSERT_EQ(0, ret) TH_LOG("%s", upr_errmsg());
+	EXPECT_EQ(HSAKMT_STATUS_ERROR, status);
+	EXPECT_EQ(-EOPNOTSUPP, err);
+	EXPECT_NE(NULL, strstr(msg, "takes no ranges array")) TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, CAP_PARAM)) TH_LOG("%s", msg);
 	EXPECT_EQ(NULL, a);
 	EXPECT_EQ(0, stats(dev).file_allocs);
+	EXPECT_EQ(0, gem_objects());
 	EXPECT_EQ(1, range_is_free(p, l.total));
-	/* the caller's fallback */
+	/* the caller's fallback (the device read a cap of 0 at open) */
+	EXPECT_FALSE(upr_dev_has_batch(dev));
 	ASSERT_EQ(0, upr_register(dev, l.r, 40, (uintptr_t)p, UPR_WRITABLE, &a))
 		TH_LOG("%s", upr_errmsg());
 	EXPECT_EQ(40, upr_alloc_calls(a));
