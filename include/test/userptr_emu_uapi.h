@@ -5,11 +5,10 @@
  * ALLOC takes the arguments of amdkfd's AMDKFD_IOC_ALLOC_MEMORY_OF_GPU
  * with KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, field for field and with the same
  * flag values, so userspace code and tracing serve both. ALLOC_BATCH, many
- * ranges as one allocation, is the helper's own way in for its tests:
- * amdkfd takes many ranges from the render node (IMPORT_GEM here, as
- * AMDKFD_IOC_IMPORT_DMABUF takes a GEM userptr). The device adds
- * what a real GPU would do with the memory: reads and writes through its
- * page table, and a query of the eviction state.
+ * ranges as one allocation, is the helper's own way in for its tests
+ * (amdkfd takes many ranges from amdgpu's render node instead). The device
+ * adds what a real GPU would do with the memory: reads and writes through
+ * its page table, and a query of the eviction state.
  */
 #ifndef _USERPTR_EMU_UAPI_H
 #define _USERPTR_EMU_UAPI_H
