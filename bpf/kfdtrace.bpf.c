@@ -487,8 +487,6 @@ static __always_inline __u32 classify(__u32 cmd, __u32 rdev, __u32 *name)
 		switch (nr) {
 		case KT_KFD_ALLOC:
 			return KT_KFD_USERPTR;
-		case KT_KFD_ALLOC_BATCH:
-			return KT_KFD_BATCH;
 		case KT_KFD_FREE:
 			return KT_KFD_FREE_MEM;
 		default:
@@ -541,7 +539,6 @@ static __always_inline __u32 ranges_of(__u32 *class, __u32 name, unsigned long a
 			return 1;
 		*class = KT_GEM_BATCH;
 		return read_u32(arg + KT_GEM_NUM_RANGES_OFF);
-	case KT_KFD_BATCH:
 	case KT_EMU_BATCH:
 		return read_u32(arg + KT_BATCH_NUM_OFF);
 	default:

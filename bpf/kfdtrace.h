@@ -36,7 +36,6 @@
 #define KT_KFD_ALLOC		0x16	/* AMDKFD_IOC_ALLOC_MEMORY_OF_GPU */
 #define KT_KFD_FREE		0x17	/* AMDKFD_IOC_FREE_MEMORY_OF_GPU */
 #define KT_KFD_IMPORT		0x1d	/* AMDKFD_IOC_IMPORT_DMABUF */
-#define KT_KFD_ALLOC_BATCH	0x29	/* AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH (7.3) */
 #define KT_KFD_CREATE_PROCESS	0x4b27	/* AMDKFD_IOC_CREATE_PROCESS: no size */
 #define KT_KFD_NR_END		0x80
 #define KT_EMU_TYPE		'u'
@@ -73,9 +72,9 @@ enum kt_drm_drv {
 #define KT_AMDGPU_GEM_USERPTR	0x11
 #define KT_EMU_GEM_USERPTR	0x00
 
-/* byte offsets in the argument structs (the same for both devices) */
+/* byte offsets in the argument structs */
 #define KT_ALLOC_FLAGS_OFF	36	/* kfd_ioctl_alloc_memory_of_gpu_args.flags */
-#define KT_BATCH_NUM_OFF	32	/* ..._batch_args.num_ranges */
+#define KT_BATCH_NUM_OFF	32	/* userptr_emu_alloc_batch_args.num_ranges */
 #define KT_FLAG_USERPTR		0x4U	/* KFD_IOC_ALLOC_MEM_FLAGS_USERPTR */
 #define KT_IMPORT_FD_OFF	20	/* kfd_ioctl_import_dmabuf_args.dmabuf_fd */
 #define KT_INVALID_FD		0xffffffffU	/* KFD_INVALID_FD: a GEM handle */
@@ -86,12 +85,11 @@ enum kt_drm_drv {
 
 enum kt_class {
 	KT_KFD_USERPTR,		/* ALLOC_MEMORY_OF_GPU with the USERPTR flag */
-	KT_KFD_BATCH,		/* ALLOC_MEMORY_OF_GPU_BATCH */
 	KT_KFD_ALLOC_OTHER,	/* ALLOC_MEMORY_OF_GPU of VRAM, GTT, ... */
 	KT_KFD_FREE_MEM,
 	KT_KFD_OTHER,
 	KT_EMU_USERPTR,
-	KT_EMU_BATCH,
+	KT_EMU_BATCH,		/* the device's ALLOC_BATCH (the helper's test entry) */
 	KT_EMU_FREE_MEM,
 	KT_EMU_OTHER,
 	KT_NOT_DEVICE,		/* a 'K' or 'u' number, not a known ioctl of the file's device */
@@ -100,7 +98,8 @@ enum kt_class {
 	KT_GEM_BATCH,		/* GEM_USERPTR with a ranges array */
 	/*
 	 * a GEM userptr taken over by the compute device's file: amdkfd's
-	 * IMPORT_DMABUF with dmabuf_fd KFD_INVALID_FD, the device's IMPORT_GEM
+	 * IMPORT_DMABUF with dmabuf_fd KFD_INVALID_FD, the device's IMPORT_GEM.
+	 * amdkfd's only batch: KT_GEM_BATCH on amdgpu's render node, then this.
 	 */
 	KT_GEM_IMPORT,
 	KT_GEM_CLOSE,		/* DRM_IOCTL_GEM_CLOSE */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kfdtrace compare: two recordings side by side, then the two numbers the
- * batch ioctl is for: registration syscalls per registered range and the
- * time in registration ioctls, base against new. With --threshold PCT it
- * gates CI: it exits 1 when either grew by more than PCT percent.
+ * kfdtrace compare: two recordings side by side, then the two numbers a
+ * batch registration is for: registration syscalls per registered range
+ * and the time in registration ioctls, base against new. With --threshold
+ * PCT it gates CI: it exits 1 when either grew by more than PCT percent.
  */
 #include <errno.h>
 #include <math.h>
@@ -43,14 +43,23 @@ static const char *change_words(double a, double b, const char *less, const char
 	return buf;
 }
 
-/* registration ioctls per registered range; NAN when none was registered */
+/*
+ * registration ioctls per registered range, as ranges.ioctls_per_range:
+ * the takeovers too (the render-node route's second ioctl, amdkfd's batch
+ * included: 2/N); NAN when none was registered
+ */
 static double per_range(json_t *d)
 {
 	double n = kt_doc_num(d, "ranges.registered");
+	double takeover = kt_doc_num(d, "ioctl.takeover");
 
 	if (!(n > 0))
 		return NAN;
-	return (kt_doc_num(d, "ioctl.userptr_alloc") + kt_doc_num(d, "ioctl.batch_alloc")) / n;
+	/* (a recording from before the render node has no takeover) */
+	if (isnan(takeover))
+		takeover = 0;
+	return (kt_doc_num(d, "ioctl.userptr_alloc") + kt_doc_num(d, "ioctl.batch_alloc") +
+		takeover) / n;
 }
 
 /* 1 (printed) when @b is more than @pct percent above @a */
@@ -115,7 +124,7 @@ static int compare_runs(json_t *da, json_t *db, double threshold)
 {
 	static const char *const keys[] = {
 		"ranges.registered", "ioctl.userptr_alloc", "ioctl.batch_alloc",
-		"ranges.ioctls_per_range", "ioctl.total", "ioctl.errors",
+		"ioctl.takeover", "ranges.ioctls_per_range", "ioctl.total", "ioctl.errors",
 		"ioctl.not_device.calls", "ioctl.counted_at.kfd", "ioctl.counted_at.emu",
 		"ioctl.counted_at.other_files", "ranges.registration_ms", "hmm.calls", "restore.faulted", "refault.ranges",
 		"refault.p99_us", "notifier.insert",

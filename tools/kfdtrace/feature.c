@@ -12,8 +12,11 @@
  * so a group said live here is one record loads, and "probes" in the JSON
  * has the shape of a recording's. The rest is what the probes and the
  * tools need around them: the privileges to load BPF, the kernel's BTF,
- * tracefs, fentry and kprobes, the devices and their batch ioctl's sysfs
- * attribute (its cap, as libuserptr reads it), cgroup v2 for -c.
+ * tracefs, fentry and kprobes, the devices, whether KFD takes a GEM
+ * userptr over (amdkfd's only way to register many ranges as one: a GEM
+ * userptr with ranges on amdgpu's render node, then IMPORT_DMABUF), the
+ * emulated device's batch ioctl (its sysfs attribute and cap), cgroup v2
+ * for -c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
+#include <linux/kfd_ioctl.h>
 
 #include <bpf/btf.h>
 
@@ -43,7 +48,7 @@
 enum {
 	F_PRIV, F_BTF, F_TRACEFS, F_FENTRY, F_KPROBE,
 	F_GROUP,	/* F_GROUP + enum kt_group: the probe groups */
-	F_KFD_DEV = F_GROUP + KT_G_NR, F_KFD_BATCH, F_EMU_DEV, F_EMU_BATCH, F_DRM_NODES,
+	F_KFD_DEV = F_GROUP + KT_G_NR, F_KFD_TAKEOVER, F_EMU_DEV, F_EMU_BATCH, F_DRM_NODES,
 	F_CGROUP,
 	F_NR,
 };
@@ -65,7 +70,7 @@ static struct feature feats[F_NR] = {
 	[F_FENTRY] = { "fentry" },
 	[F_KPROBE] = { "kprobe" },
 	[F_KFD_DEV] = { "kfd_dev" },
-	[F_KFD_BATCH] = { "kfd_batch" },
+	[F_KFD_TAKEOVER] = { "kfd_takeover" },
 	[F_EMU_DEV] = { "emu_dev" },
 	[F_EMU_BATCH] = { "emu_batch" },
 	[F_DRM_NODES] = { "drm_nodes" },
@@ -75,8 +80,11 @@ static struct feature feats[F_NR] = {
 /* the programs record would load (the JSON's features.GROUP.programs) */
 static bool planned[KT_PROGS_MAX];
 
-#define KFD_BATCH_ATTR	"/sys/class/kfd/kfd/userptr_batch_max_ranges"
 #define EMU_BATCH_ATTR	"/sys/class/misc/userptr_emu/userptr_batch_max_ranges"
+#define HELPER_CAP	"/sys/module/drm_userptr_batch/parameters/max_ranges"
+/* the KFD ioctl version from which IMPORT_DMABUF takes a GEM userptr: 1.24 */
+#define KFD_TAKEOVER_MAJOR	1
+#define KFD_TAKEOVER_MINOR	24
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
 
 /* adds to @f's reason */
@@ -567,6 +575,76 @@ static void probe_drm(struct feature *f)
 		say(f, "no DRM node of amdgpu or userptr_emu (no GPU, or its render node does not open)");
 }
 
+/* reads an unsigned number from sysfs file @path into @v; 0, or -1 (errno set) */
+static int read_uint(const char *path, unsigned int *v)
+{
+	FILE *fp = fopen(path, "r");
+	int n;
+
+	if (!fp)
+		return -1;
+	n = fscanf(fp, "%u", v);
+	fclose(fp);
+	if (n != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * amdkfd's batch: a GEM userptr with AMDGPU_GEM_USERPTR_RANGES on amdgpu's
+ * render node, taken over by AMDKFD_IOC_IMPORT_DMABUF with dmabuf_fd
+ * KFD_INVALID_FD, which KFD takes from 1.24 on (AMDKFD_IOC_GET_VERSION on
+ * /dev/kfd, opened as kfd_dev opens it); the reason adds the most ranges
+ * one GEM userptr takes, the batch helper's cap
+ */
+static void probe_kfd_takeover(struct feature *f)
+{
+	struct kfd_ioctl_get_version_args v = {};
+	unsigned int cap;
+	struct stat st;
+	int fd, err;
+
+	if (stat("/dev/kfd", &st)) {
+		if (errno == ENOENT)
+			say(f, "no /dev/kfd (amdgpu with amdkfd not loaded)");
+		else
+			say(f, "/dev/kfd: %s", strerror(errno));
+		return;
+	}
+	fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		say(f, "/dev/kfd does not open read-write (%s): its version cannot be asked",
+		    strerror(errno));
+		return;
+	}
+	err = ioctl(fd, AMDKFD_IOC_GET_VERSION, &v) ? errno : 0;
+	close(fd);
+	if (err) {
+		say(f, "AMDKFD_IOC_GET_VERSION on /dev/kfd: %s", strerror(err));
+		return;
+	}
+	f->live = v.major_version == KFD_TAKEOVER_MAJOR &&
+		  v.minor_version >= KFD_TAKEOVER_MINOR;
+	if (!f->live) {
+		say(f,
+		    "KFD %u.%u: IMPORT_DMABUF takes no GEM userptr before 1.24 (the series, kernel/patches, is not in this kernel): one ioctl a range",
+		    v.major_version, v.minor_version);
+		return;
+	}
+	say(f, "KFD %u.%u: IMPORT_DMABUF takes over a GEM userptr of the render node (gem_import)",
+	    v.major_version, v.minor_version);
+	if (!read_uint(HELPER_CAP, &cap))
+		say(f, "; GEM_USERPTR with AMDGPU_GEM_USERPTR_RANGES: %u ranges at most (%s)",
+		    cap, HELPER_CAP);
+	else if (errno == ENOENT)
+		say(f, "; no %s (drm_userptr_batch not loaded): GEM_USERPTR of one range",
+		    HELPER_CAP);
+	else
+		say(f, "; %s: %s", HELPER_CAP, strerror(errno));
+}
+
 /* the batch ioctl exists when its device's sysfs attribute does, which holds the cap */
 static void probe_batch(struct feature *f, const char *attr, const char *dev_dir,
 			const char *absent, const char *none)
@@ -701,8 +779,10 @@ static const char feature_doc[] =
 "What this machine lets kfdtrace trace: each probe group of record (as record\n"
 "would load it: fentry or a kprobe, or off, and why) and what the probes and\n"
 "the tools need around them (privileges, kernel BTF, tracefs, fentry, kprobes,\n"
-"/dev/kfd and the emulated device, their batch ioctl's sysfs attribute and\n"
-"cap, cgroup v2). One line a feature: name, live or not live, reason.\n"
+"/dev/kfd and whether its IMPORT_DMABUF takes a GEM userptr over (KFD 1.24:\n"
+"amdkfd's batch, from amdgpu's render node), the emulated device and its\n"
+"batch ioctl's cap, the DRM nodes, cgroup v2). One line a feature: name, live\n"
+"or not live, reason.\n"
 "Exits 0 whatever it finds.\n"
 "\n"
 "Examples:\n"
@@ -785,9 +865,7 @@ int do_feature(int argc, char **argv)
 	for (g = 0; g < KT_G_NR; g++)
 		probe_group(&feats[F_GROUP + g], g, &o, cannot);
 	probe_dev(&feats[F_KFD_DEV], "/dev/kfd", "amdgpu with amdkfd not loaded");
-	probe_batch(&feats[F_KFD_BATCH], KFD_BATCH_ATTR, "/sys/class/kfd/kfd",
-		    "amdgpu with amdkfd not loaded",
-		    "this kernel's amdkfd has no batch ioctl, the series (kernel/patches) is not in it: one ioctl a range");
+	probe_kfd_takeover(&feats[F_KFD_TAKEOVER]);
 	probe_dev(&feats[F_EMU_DEV], "/dev/userptr_emu", "userptr_emu not loaded");
 	probe_batch(&feats[F_EMU_BATCH], EMU_BATCH_ATTR, "/sys/class/misc/userptr_emu",
 		    "userptr_emu not loaded",
@@ -798,7 +876,7 @@ int do_feature(int argc, char **argv)
 	if (a.json)
 		return print_json(a.all_probes);
 	for (i = 0; i < F_NR; i++)
-		printf("%-11s %-9s %s\n", feats[i].name, feats[i].live ? "live" : "not live",
+		printf("%-12s %-9s %s\n", feats[i].name, feats[i].live ? "live" : "not live",
 		       feats[i].reason);
 	return 0;
 }

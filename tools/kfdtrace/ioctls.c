@@ -18,11 +18,16 @@
 /* the probes classify by these numbers (bpf/kfdtrace.h): the header's */
 _Static_assert(_IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU) == KT_KFD_ALLOC, "KT_KFD_ALLOC");
 _Static_assert(_IOC_NR(AMDKFD_IOC_FREE_MEMORY_OF_GPU) == KT_KFD_FREE, "KT_KFD_FREE");
-_Static_assert(_IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH) == KT_KFD_ALLOC_BATCH,
-	       "KT_KFD_ALLOC_BATCH");
+_Static_assert(offsetof(struct kfd_ioctl_alloc_memory_of_gpu_args, flags) == KT_ALLOC_FLAGS_OFF &&
+	       KFD_IOC_ALLOC_MEM_FLAGS_USERPTR == KT_FLAG_USERPTR, "KT_ALLOC_FLAGS_OFF");
 _Static_assert(_IOC_NR(AMDKFD_IOC_IMPORT_DMABUF) == KT_KFD_IMPORT, "KT_KFD_IMPORT");
 _Static_assert(offsetof(struct kfd_ioctl_import_dmabuf_args, dmabuf_fd) == KT_IMPORT_FD_OFF &&
 	       KFD_INVALID_FD == KT_INVALID_FD, "KT_IMPORT_FD_OFF");
+_Static_assert(_IOC_NR(USERPTR_EMU_IOC_ALLOC) == KT_EMU_ALLOC, "KT_EMU_ALLOC");
+_Static_assert(_IOC_NR(USERPTR_EMU_IOC_ALLOC_BATCH) == KT_EMU_ALLOC_BATCH, "KT_EMU_ALLOC_BATCH");
+_Static_assert(offsetof(struct userptr_emu_alloc_batch_args, num_ranges) == KT_BATCH_NUM_OFF,
+	       "KT_BATCH_NUM_OFF");
+_Static_assert(_IOC_NR(USERPTR_EMU_IOC_FREE) == KT_EMU_FREE, "KT_EMU_FREE");
 _Static_assert(_IOC_NR(USERPTR_EMU_IOC_IMPORT_GEM) == KT_EMU_IMPORT_GEM, "KT_EMU_IMPORT_GEM");
 _Static_assert(AMDKFD_COMMAND_END <= KT_KFD_NR_END, "KT_KFD_NR_END");
 _Static_assert(AMDKFD_IOC_CREATE_PROCESS == KT_KFD_CREATE_PROCESS, "KT_KFD_CREATE_PROCESS");
@@ -81,7 +86,6 @@ const struct kt_ioctl_def kt_kfd_ioctls[] = {
 	KFD(DBG_TRAP),
 	KFD(CREATE_PROCESS),
 	KFD(PROFILER),
-	KFD(ALLOC_MEMORY_OF_GPU_BATCH),
 	{}
 };
 

@@ -29,7 +29,6 @@ const char *const kt_ioctl_at_names[KT_AT_NR] = {
 
 const char *const kt_class_names[KT_NR_CLASSES] = {
 	[KT_KFD_USERPTR] = "kfd_userptr",
-	[KT_KFD_BATCH] = "kfd_batch",
 	[KT_KFD_ALLOC_OTHER] = "kfd_alloc_other",
 	[KT_KFD_FREE_MEM] = "kfd_free",
 	[KT_KFD_OTHER] = "kfd_other",
@@ -255,12 +254,15 @@ static __u64 calls_of(const struct kt_run *r, enum kt_class a, enum kt_class b,
 }
 
 /*
- * The registration classes: an allocation of one range or a batch, on
- * amdkfd, on the device or as a GEM userptr on a DRM node, and the
- * takeover of a GEM userptr by the compute file (its second step there).
+ * The registration classes: an allocation of one range on amdkfd or the
+ * device, the device's batch, a GEM userptr of one range or a batch on a
+ * DRM node, and the takeover of a GEM userptr by the compute file (its
+ * second step there). amdkfd has no batch ioctl of its own: its batch is
+ * a GEM userptr with ranges on amdgpu's render node (gem_batch) taken
+ * over by IMPORT_DMABUF (gem_import), as the device's through IMPORT_GEM.
  */
 static const enum kt_class reg_classes[] = {
-	KT_KFD_USERPTR, KT_KFD_BATCH, KT_EMU_USERPTR, KT_EMU_BATCH,
+	KT_KFD_USERPTR, KT_EMU_USERPTR, KT_EMU_BATCH,
 	KT_GEM_USERPTR, KT_GEM_BATCH, KT_GEM_IMPORT,
 };
 
@@ -272,7 +274,7 @@ void kt_summarize(const struct kt_run *r, struct kt_summary *s)
 
 	memset(s, 0, sizeof(*s));
 	s->userptr_alloc = calls_of(r, KT_KFD_USERPTR, KT_EMU_USERPTR, KT_GEM_USERPTR);
-	s->batch_alloc = calls_of(r, KT_KFD_BATCH, KT_EMU_BATCH, KT_GEM_BATCH);
+	s->batch_alloc = r->cls[KT_EMU_BATCH].calls + r->cls[KT_GEM_BATCH].calls;
 	s->takeover = r->cls[KT_GEM_IMPORT].calls;
 	s->other_alloc = r->cls[KT_KFD_ALLOC_OTHER].calls;
 	s->free = calls_of(r, KT_KFD_FREE_MEM, KT_EMU_FREE_MEM, KT_GEM_CLOSE);

@@ -8,7 +8,10 @@
 # the device), the follow map (1400 processes, a worker behind 1100
 # threads, an overflow reported as incomplete); kfdtrace feature's states
 # with the device unloaded, loaded and loaded without its batch ioctl, each
-# the groups record then loads. The device's own selftests
+# the groups record then loads; last, with amdgpu and kernel/kfd-node-shim
+# loaded, /dev/kfd's calls by class (the takeover of a GEM userptr,
+# amdkfd's batch's second step, as gem_import) and feature's kfd_takeover
+# (KFD 1.24 on). The device's own selftests
 # are guest/userptr's, all but reg.r4096_4k, which runs here, under
 # kfdtrace; this suite runs beside it. scripts/check runs it with kmemleak
 # off: its point is the tools' counts and verdicts, and kmemleak's
@@ -145,18 +148,18 @@ hmm_unlocked() {
 	fi
 }
 
-# same_ioctl_counts NAME DRIVER.json OTHER.json AT: OTHER counted the
-# device at AT and has DRIVER's ioctl counts, calls, errors and ranges by
-# class, by name and by errno (not the time: the driver's or the
-# syscall's), and the same command's status 0
+# same_ioctl_counts NAME DRIVER.json OTHER.json AT [DEV]: OTHER counted
+# DEV (emu unless given) at AT and has DRIVER's ioctl counts, calls,
+# errors and ranges by class, by name and by errno (not the time: the
+# driver's or the syscall's), and the same command's status 0
 same_ioctl_counts() {
-	local name=$1 a=$2 b=$3 at=$4 f got want
+	local name=$1 a=$2 b=$3 at=$4 dev=${5:-emu} f got want
 
 	f='{ioctl: (.ioctl | del(.counted_at) | walk(if type == "object" then del(.ns) else . end)),
 	    ranges: (.ranges | del(.registration_ms)), status}'
 	want=$(jq -S "$f" "$a" 2>&1)
 	got=$(jq -S "$f" "$b" 2>&1)
-	if [ "$(jq -r .ioctl.counted_at.emu "$b" 2>&1)" = "$at" ] &&
+	if [ "$(jq -r ".ioctl.counted_at.$dev" "$b" 2>&1)" = "$at" ] &&
 	   [ "$(jq -r .status "$b")" = 0 ] && [ "$got" = "$want" ] &&
 	   [ "$(jq -r .ioctl.total "$b")" -gt 0 ]; then
 		tap_ok "$name ($(jq -r '"\(.ioctl.total) calls, \(.ranges.registered) ranges"' "$b"))"
@@ -247,7 +250,7 @@ attribution_and_following() {
 			--expect 'ioctl.counted_at.other_files == "syscall"' \
 			--expect "ioctl.emu_userptr.calls == 6" --expect "ioctl.emu_batch.calls == 7" \
 			--expect "ioctl.emu_userptr.errors == 6" --expect "ioctl.not_device.calls == 43" \
-			--expect "ioctl.kfd_userptr.calls == 0" --expect "ioctl.kfd_batch.calls == 0" \
+			--expect "ioctl.kfd_userptr.calls == 0" --expect "ioctl.gem_import.calls == 0" \
 			--expect "ioctl.kfd_free.calls == 0" --expect "ioctl.kfd_other.calls == 0" \
 			--expect "ioctl.userptr_alloc == 6" --expect "ioctl.batch_alloc == 7" \
 			--expect "ioctl.total == 56" --expect "ranges.registered == 0" \
@@ -299,6 +302,65 @@ cgroup_filter() {
 	rmdir "$cg/kt-in"
 }
 
+# amdgpu without a GPU, then with kernel/kfd-node-shim (KFD counts one GPU
+# node: a process opens /dev/kfd, each gpu_id lookup still finds nothing),
+# as guest/smoke loads them: kfdtrace feature's kfd_takeover (IMPORT_DMABUF
+# takes a GEM userptr from KFD 1.24 on, asked with GET_VERSION) is off
+# while /dev/kfd does not open and live once it does; ioctl_mix on /dev/kfd
+# is counted by class at kfd_ioctl() (fentry) and with -S alike: the
+# IMPORT_DMABUF of a GEM handle (dmabuf_fd KFD_INVALID_FD) is gem_import,
+# a takeover (refused here: no GPU), amdkfd's other numbers their classes,
+# the device's numbers on /dev/kfd not_device; kfd_ioctl.bt the same.
+# Last in the suite: amdgpu stays loaded.
+kfd_takeover() {
+	local kt=$top/build/bin/kfdtrace mix=$top/build/bin/ioctl_mix json at way f
+
+	tap_run "modprobe amdgpu" modprobe amdgpu || return
+	json=$("$kt" feature -j 2>&1)
+	if [ "$(jq -r '[.features.kfd_dev.live, .features.kfd_takeover.live,
+			(.features.kfd_takeover.reason | test("^/dev/kfd does not open read-write"))] |
+		       @tsv' <<<"$json" 2>&1)" = $'false\tfalse\ttrue' ]; then
+		tap_ok "kfdtrace feature: amdgpu without a GPU node: kfd_takeover off, /dev/kfd does not open"
+	else
+		"$kt" feature 2>&1 | tap_diag
+		tap_fail "kfdtrace feature: amdgpu without a GPU node: kfd_takeover off, /dev/kfd does not open"
+	fi
+	tap_run "modprobe kfd_node_shim" modprobe kfd_node_shim || return
+	json=$("$kt" feature -j 2>&1)
+	if [ "$(jq -r '[.features.kfd_dev.live, .features.kfd_takeover.live,
+			(.features.kfd_takeover.reason |
+			 test("^KFD 1\\.(2[4-9]|[3-9][0-9]): IMPORT_DMABUF takes over a GEM userptr .*; GEM_USERPTR with AMDGPU_GEM_USERPTR_RANGES: [1-9][0-9]* ranges at most"))] |
+		       @tsv' <<<"$json" 2>&1)" = $'true\ttrue\ttrue' ]; then
+		tap_ok "kfdtrace feature: with a KFD node: kfd_takeover live ($(jq -r .features.kfd_takeover.reason <<<"$json"))"
+	else
+		"$kt" feature 2>&1 | tap_diag
+		tap_fail "kfdtrace feature: with a KFD node: kfd_takeover live (KFD 1.24 on)"
+	fi
+	for at in "" -S; do
+		way=fentry
+		[ -n "$at" ] && way=syscall
+		f=$tmp/kfd-mix-$way.json
+		"$kt" record $at -o "$f" -- "$mix" /dev/kfd >"$f.txt" 2>&1
+		tap_run "kfdtrace ($way): ioctl_mix on /dev/kfd: the takeover is gem_import, no batch class" \
+			"$kt" check --expect "ioctl.counted_at.kfd == \"$way\"" \
+			--expect "ioctl.kfd_userptr.calls == 3" --expect "ioctl.kfd_alloc_other.calls == 2" \
+			--expect "ioctl.gem_import.calls == 1" --expect "ioctl.gem_import.errors == 1" \
+			--expect "ioctl.takeover == 1" \
+			--expect "ioctl.by_name.AMDKFD_IOC_IMPORT_DMABUF.calls == 1" \
+			--expect "ioctl.kfd_free.calls == 4" --expect "ioctl.kfd_other.calls == 5" \
+			--expect "ioctl.kfd_other.errors == 0" --expect "ioctl.not_device.calls == 13" \
+			--expect "ioctl.emu_userptr.calls == 0" --expect "ioctl.emu_batch.calls == 0" \
+			--expect "ioctl.userptr_alloc == 3" --expect "ioctl.batch_alloc == 0" \
+			--expect "ioctl.total == 28" --expect "ranges.registered == 0" \
+			--expect "status == 0" --expect "complete == 1" \
+			"$f" || tap_diag_last 30 . <"$f.txt"
+	done
+	same_ioctl_counts "kfdtrace -S: /dev/kfd's calls, the same counts at the syscalls tracepoints" \
+		"$tmp/kfd-mix-fentry.json" "$tmp/kfd-mix-syscall.json" syscall kfd
+	bt_ioctl_same "kfd_ioctl.bt: /dev/kfd's calls at kfd_ioctl, the takeover too, class by class as kfdtrace" \
+		"$tmp/kfd-mix-fentry.json" "$mix /dev/kfd"
+}
+
 # feature_is NAME STATES [-a]: `kfdtrace feature -j` exits 0 and says
 # STATES: every feature, in order, "name=live" or "name=off", then how
 # hmm and notifier load ("hmm:fentry", ":kprobe", ":-" for none); and
@@ -330,10 +392,10 @@ feature_is() {
 # the states of the test kernel without the device; cgroup v2 not mounted yet
 feat_base="privileges=live btf=live tracefs=live fentry=live kprobe=live ioctl=live"
 feature_is "kfdtrace feature: the device not loaded: hmm and notifier on fentry, no helper, no device" \
-	"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off drm_nodes=off cgroup=off hmm:fentry notifier:fentry"
+	"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_takeover=off emu_dev=off emu_batch=off drm_nodes=off cgroup=off hmm:fentry notifier:fentry"
 if tap_run "modprobe userptr_emu" load_emu; then
 	feature_is "kfdtrace feature: the device loaded: helper and device live, hmm and notifier off without -a" \
-		"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live drm_nodes=live cgroup=off hmm:- notifier:-"
+		"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_takeover=off emu_dev=live emu_batch=live drm_nodes=live cgroup=off hmm:- notifier:-"
 	# where feature says record counts the ioctls: at the device's
 	# driver entry and its render node's at drm_ioctl(), no tracepoint;
 	# with -S at the tracepoints
@@ -349,7 +411,7 @@ if tap_run "modprobe userptr_emu" load_emu; then
 		fi
 	done
 	feature_is "kfdtrace feature -a: the device loaded: hmm and notifier too, on fentry" \
-		"$feat_base hmm=live notifier=live helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=live drm_nodes=live cgroup=off hmm:fentry notifier:fentry" -a
+		"$feat_base hmm=live notifier=live helper=live emu=live amdgpu=off kfd_dev=off kfd_takeover=off emu_dev=live emu_batch=live drm_nodes=live cgroup=off hmm:fentry notifier:fentry" -a
 	# kfdtrace against the device (one process of the test, followed
 	# through its fork): one alloc ioctl per range, or one for the batch;
 	# one notifier and one HMM fault per range one by one, one notifier
@@ -425,11 +487,12 @@ if tap_run "modprobe userptr_emu" load_emu; then
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu drm_userptr_batch
 	# unloaded again (the helper with it); cgroup v2 is mounted now
 	feature_is "kfdtrace feature: the device unloaded again, cgroup v2 mounted" \
-		"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_batch=off emu_dev=off emu_batch=off drm_nodes=off cgroup=live hmm:fentry notifier:fentry"
+		"$feat_base hmm=live notifier=live helper=off emu=off amdgpu=off kfd_dev=off kfd_takeover=off emu_dev=off emu_batch=off drm_nodes=off cgroup=live hmm:fentry notifier:fentry"
 	if tap_run "modprobe userptr_emu hide_batch=1" modprobe userptr_emu hide_batch=1; then
 		feature_is "kfdtrace feature: the device without its batch ioctl: emu_dev live, emu_batch off" \
-			"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_batch=off emu_dev=live emu_batch=off drm_nodes=live cgroup=live hmm:- notifier:-"
+			"$feat_base hmm=off notifier=off helper=live emu=live amdgpu=off kfd_dev=off kfd_takeover=off emu_dev=live emu_batch=off drm_nodes=live cgroup=live hmm:- notifier:-"
 		tap_run "rmmod userptr_emu (hide_batch=1)" modprobe -r userptr_emu
 	fi
 fi
+kfd_takeover
 [ $TAP_FAILED -eq 0 ]

@@ -201,13 +201,15 @@ expect=(
 	"ioctl.other_alloc == 0" "ioctl.other == 28"
 	"ioctl.total == 28" "ioctl.errors == 28" "ranges.registered == 0"
 	"ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.calls == 0"
+	"ioctl.by_name.AMDKFD_IOC_IMPORT_DMABUF.calls == 0"
 	"ioctl.by_name.USERPTR_EMU_IOC_ALLOC_BATCH.calls == 0"
+	"ioctl.takeover == 0"
 	"status == 0" "complete == 1" "lost.total == 0"
 	# no device here: the syscalls tracepoints, the only place to see them
 	'ioctl.counted_at.kfd == "none"' 'ioctl.counted_at.emu == "none"'
 	'ioctl.counted_at.other_files == "syscall"'
 )
-for c in kfd_userptr kfd_batch kfd_alloc_other kfd_free kfd_other emu_userptr emu_batch \
+for c in kfd_userptr kfd_alloc_other kfd_free kfd_other gem_import emu_userptr emu_batch \
 	 emu_free emu_other; do
 	expect+=("ioctl.$c.calls == 0")
 done
@@ -232,6 +234,12 @@ tap_expect_status "check: a false expectation exits 1" 1 \
 	kt check --expect "ioctl.batch_alloc == 2" "$out/mix.json"
 tap_expect_status "check: an unknown field exits 1" 1 \
 	kt check --expect "ioctl.no_such_field == 0" "$out/mix.json"
+# amdkfd has no batch ioctl: no class, no name of it in the JSON
+tap_expect_status "check: ioctl.kfd_batch (amdkfd's batch ioctl, gone) is an unknown field, exit 1" 1 \
+	kt check --expect "ioctl.kfd_batch.calls == 0" "$out/mix.json"
+tap_expect_status "check: ... as is its name in ioctl.by_name, exit 1" 1 \
+	kt check --expect "ioctl.by_name.AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH.calls == 0" \
+	"$out/mix.json"
 tap_expect_status "check: a malformed expression exits 2" 2 \
 	kt check --expect "ioctl.total ~ 3" "$out/mix.json"
 tap_expect_status "check: a missing file exits 2" 2 \
@@ -347,12 +355,21 @@ jq '.ranges.registered = 4096 | .ioctl.userptr_alloc = 4096 | .ioctl.batch_alloc
 jq '.ranges.registered = 4096 | .ioctl.userptr_alloc = 0 | .ioctl.batch_alloc = 1 |
     .ranges.registration_ms = 20' "$out/mix.json" >"$out/batch.json"
 jq '.ranges.registration_ms = 115' "$out/per-range.json" >"$out/per-range-slow.json"
+# amdkfd's batch: a GEM userptr with ranges, then its takeover (2 ioctls)
+jq '.ranges.registered = 4096 | .ioctl.userptr_alloc = 0 | .ioctl.batch_alloc = 1 |
+    .ioctl.takeover = 1 | .ranges.registration_ms = 20' "$out/mix.json" >"$out/kfd-batch.json"
 expect_out "compare: an improvement reads \"fewer\" and \"less\", and exits 0 under --threshold" 0 \
 	'^time in registration ioctls: 100.0 ms -> 20.0 ms \(5.00x less\)$' \
 	kt compare --threshold 10 "$out/per-range.json" "$out/batch.json"
 expect_out "compare: ... registration syscalls 4096x fewer" 0 \
 	'^registration syscalls per range: 1 -> 0.000244141 \(4096x fewer\)$' \
 	kt compare "$out/per-range.json" "$out/batch.json"
+expect_out "compare: amdkfd's batch counts its takeover: 2 ioctls for 4096 ranges, 2048x fewer" 0 \
+	'^registration syscalls per range: 1 -> 0.000488281 \(2048x fewer\)$' \
+	kt compare "$out/per-range.json" "$out/kfd-batch.json"
+expect_out "compare --threshold: the takeover counts: 1 -> 2 ioctls for a batch exits 1" 1 \
+	'^REGRESSION registration syscalls per range: \+100.0% \(threshold 10%\)$' \
+	kt compare --threshold 10 "$out/batch.json" "$out/kfd-batch.json"
 expect_out "compare: a regression reads \"more\", never \"0x fewer\"" 0 \
 	'^registration syscalls per range: 0.000244141 -> 1 \(4096x more\)$' \
 	kt compare "$out/batch.json" "$out/per-range.json"
