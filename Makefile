@@ -53,7 +53,7 @@ SELFTEST_CFLAGS := $(CFLAGS) -Wall -D_GNU_SOURCE \
 TOOLS := $(BIN)/kfdtrace $(BIN)/userptr-bench $(BIN)/userptr-stress $(BIN)/userptr-virgl \
 	 $(BIN)/userptr-pressure
 TESTS := $(BIN)/hmm-tests $(BIN)/amdgpu-smoke \
-	$(BIN)/kfd_batch_tests $(BIN)/kfd_gpu_tests $(BIN)/kfd_gpu_readback $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
+	$(BIN)/kfd_import_tests $(BIN)/kfd_gpu_tests $(BIN)/kfd_gpu_readback $(BIN)/userptr_emu_tests $(BIN)/ioctl_mix $(BIN)/follow_load \
 	$(BIN)/kfdtrace_json_test $(BIN)/kfdtrace_evstream \
 	$(BIN)/userptr_unit_tests $(BIN)/userptr_lib_tests $(BIN)/guest-init \
 	$(BIN)/host-tsc-khz $(BIN)/hmm-snapshot $(KSELFTEST)/run_kselftest.sh
@@ -108,7 +108,9 @@ $(BIN)/amdgpu-smoke: tools/selftests/smoke/amdgpu_smoke.c $(KHDR)/linux/kfd_ioct
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) $< -o $@ -lbpf
 
-$(BIN)/kfd_batch_tests: tools/selftests/amdkfd/kfd_batch_tests.c $(KHDR)/linux/kfd_ioctl.h
+# AMDKFD_IOC_IMPORT_DMABUF's takeover of a GEM userptr: its argument checks,
+# on /dev/kfd without a GPU (guest/smoke) or with one (scripts/hw-check)
+$(BIN)/kfd_import_tests: tools/selftests/amdkfd/kfd_import_tests.c $(KHDR)/linux/kfd_ioctl.h
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) $< -o $@
 
@@ -261,12 +263,14 @@ $(BIN)/userptr_unit_tests: tools/selftests/libuserptr/userptr_unit_tests.c \
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr $< -o $@ $(LIB) $(DRM_LIBS)
 
 # on a real AMD GPU: scripts/hw-check runs it
-$(BIN)/kfd_gpu_tests: tools/selftests/amdkfd/kfd_gpu_tests.c $(WL_COMMON)
+$(BIN)/kfd_gpu_tests: tools/selftests/amdkfd/kfd_gpu_tests.c tools/selftests/amdkfd/kfd_render.h \
+		     $(WL_COMMON)
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) -Itools/libuserptr -Itools/workloads -Iinclude/test -Itools/bench/gpusvm \
 		$< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS)
 
-# the GPU reading a batch back through the HSA runtime, on a real AMD GPU:
+# the GPU reading a batch (the render node's, taken over: kfd_render.h)
+# back through the HSA runtime, on a real AMD GPU:
 # scripts/hw-check runs it. ROCm's runtime in /opt/rocm when there is one,
 # else Debian's (libhsa-runtime-dev, installed when missing).
 ROCM ?= /opt/rocm
@@ -276,7 +280,8 @@ comma := ,
 HSA_LIBS ?= $(if $(HSA_ROCM),-L$(ROCM)/lib -Wl$(comma)-rpath$(comma)$(ROCM)/lib) -lhsa-runtime64
 hsa-deps:
 	@$(if $(HSA_ROCM),true,scripts/deps hsa)
-$(BIN)/kfd_gpu_readback: tools/selftests/amdkfd/kfd_gpu_readback.c $(WL_COMMON) | hsa-deps
+$(BIN)/kfd_gpu_readback: tools/selftests/amdkfd/kfd_gpu_readback.c tools/selftests/amdkfd/kfd_render.h \
+			$(WL_COMMON) | hsa-deps
 	@mkdir -p $(BIN)
 	$(CC) $(SELFTEST_CFLAGS) $(HSA_CFLAGS) -Itools/libuserptr -Itools/workloads \
 		-Iinclude/test -Itools/bench/gpusvm $< tools/workloads/layout.c -o $@ $(LIB) $(DRM_LIBS) $(HSA_LIBS)

@@ -7,7 +7,9 @@
  *   readback.rN.copy         N ranges of 4 KiB scattered in one mapping
  *                            (a guest's pages: a page between neighbours,
  *                            device order shuffled) registered as one
- *                            batch on /dev/kfd and mapped to the GPU; the
+ *                            batch (one GEM userptr with ranges on the
+ *                            render node, taken over by KFD: KFD 1.24,
+ *                            kfd_render.h) and mapped to the GPU; the
  *                            GPU's DMA engine copies the batch's whole GPU
  *                            VA range to a host buffer, which must hold
  *                            every range's bytes at its device offset
@@ -18,19 +20,21 @@
  *                            copy must hold the new bytes there and the
  *                            old ones elsewhere
  *
- * The runtime is initialised first and opens the GPU's VM through its own
- * file of the render node; libuserptr's open of /dev/kfd then finds the
- * VM acquired (EBUSY) and registers in it, at a GPU VA it reserves in the
- * CPU's address space as libhsakmt reserves its own
- * (upr_hsakmt_register_ranges()), so that the two never overlap. The copy
- * is hsa_amd_memory_async_copy() from that VA, which the runtime did not
- * allocate: a DMA engine reads it through the GPU's page tables, the
- * pages the batch put there.
+ * The runtime is initialised first and acquires the GPU's VM with its own
+ * file of the render node; the test then finds that file among the
+ * process's descriptors (the one AMDKFD_IOC_ACQUIRE_VM takes again), whose
+ * GEM handles are the ones KFD takes over, and registers in that VM at a
+ * GPU VA it reserves in the CPU's address space as libhsakmt reserves its
+ * own, so that the two never overlap, with libhsakmt's flags for a
+ * userptr. The copy is hsa_amd_memory_async_copy() from that VA, which the
+ * runtime did not allocate: a DMA engine reads it through the GPU's page
+ * tables, the pages the batch put there.
  *
  * KFD_GPU_ID picks the GPU (its gpu_id in the KFD topology; unset or 0:
  * the first GPU agent of the runtime). Without a GPU agent every test is
  * skipped.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +47,8 @@
 #include <hsa/hsa_ext_amd.h>
 #include <linux/kfd_ioctl.h>
 
+#include "kfd_render.h"
 #include "layout.h"
-#include "userptr.h"
-#include "hsakmt_compat.h"
 #include "kselftest_harness.h"
 
 #undef TEST_TIMEOUT_DEFAULT
@@ -56,7 +59,10 @@
 /* the restore worker's delay is a millisecond; give it room */
 #define RESTORE_WAIT_US	500000
 
-#define HSA_HOST ((HsaMemFlags) { .ui32 = { .HostAccess = 1 } })
+/* libhsakmt's flags for a userptr of fine-grained host memory */
+#define HSAKMT_USERPTR	(KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE | \
+			 KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE |				 \
+			 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT)
 
 struct gpu {
 	hsa_agent_t gpu, cpu;
@@ -138,36 +144,15 @@ static const char *hsa_err(hsa_status_t st)
 	return s ? s : "unknown HSA status";
 }
 
-/* map (or, !map, unmap) the allocation's handle on the GPU */
-static int kfd_map(int fd, uint64_t handle, uint32_t gpu_id, bool map)
-{
-	struct kfd_ioctl_map_memory_to_gpu_args m = {
-		.handle = handle,
-		.device_ids_array_ptr = (uintptr_t)&gpu_id,
-		.n_devices = 1,
-	};
-	struct kfd_ioctl_unmap_memory_from_gpu_args u = {
-		.handle = handle,
-		.device_ids_array_ptr = (uintptr_t)&gpu_id,
-		.n_devices = 1,
-	};
-	int ret;
-
-	ret = map ? ioctl(fd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &m) :
-		    ioctl(fd, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &u);
-	if (ret)
-		return -errno;
-	return (map ? m.n_success : u.n_success) == 1 ? 0 : -EIO;
-}
-
 FIXTURE(readback)
 {
 	struct gpu g;
 	struct layout l;
 	uint64_t *sizes;
 	uint64_t *tag;		/* each range's tag, device order */
-	struct upr_dev *dev;
-	struct upr_alloc *a;
+	struct kfd_render kr;
+	void *va;		/* the batch's GPU VA, reserved in the CPU's */
+	uint64_t handle;	/* its KFD BO */
 	bool mapped, hsa;
 	void *dst;		/* the GPU's copy */
 };
@@ -183,11 +168,13 @@ FIXTURE_VARIANT_ADD(readback, r4096) { 4096 };
 
 FIXTURE_SETUP(readback)
 {
-	struct upr_opts o = { .backend = UPR_BACKEND_KFD, .mode = UPR_MODE_BATCH };
 	hsa_status_t st;
 	unsigned int i;
+	int ret;
 
 	/* self comes zeroed from the harness: the teardown frees what is set */
+	self->kr.kfd = -1;
+	self->kr.drm = -1;
 	st = hsa_init();
 	self->hsa = st == HSA_STATUS_SUCCESS;
 	if (!self->hsa)
@@ -210,23 +197,32 @@ FIXTURE_SETUP(readback)
 		wl_fill((void *)(uintptr_t)self->l.r[i].start, self->l.r[i].size, self->tag[i]);
 	}
 
-	/* after hsa_init(): the runtime holds the VM, libuserptr registers in it */
-	o.gpu_id = self->g.gpu_id;
-	ASSERT_EQ(0, upr_open(&self->dev, &o)) TH_LOG("%s", upr_errmsg());
-	ASSERT_EQ(HSAKMT_STATUS_SUCCESS,
-		  upr_hsakmt_register_ranges(self->dev, NULL, (HsaMemoryRange *)self->l.r,
-					     variant->n, HSA_HOST, &self->a))
-		TH_LOG("%s", upr_errmsg());
-	ASSERT_EQ(0, kfd_map(upr_dev_fd(self->dev), upr_alloc_handle(self->a, 0),
-			     self->g.gpu_id, true)) TH_LOG("map to gpu_id %u", self->g.gpu_id);
+	/* after hsa_init(): the runtime holds the VM and its render-node file */
+	ASSERT_EQ(0, kfd_render_open(&self->kr, self->g.gpu_id)) TH_LOG("%s", self->kr.why);
+	ASSERT_FALSE(self->kr.own_drm)
+		TH_LOG("the runtime acquired no VM for gpu_id %u", self->g.gpu_id);
+	ASSERT_LE(variant->n, self->kr.cap);
+	self->va = mmap(NULL, self->l.total, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->va)
+		TH_LOG("reserve %#llx bytes: %s", (unsigned long long)self->l.total,
+		       strerror(errno));
+	static_assert(sizeof(*self->l.r) == sizeof(struct drm_amdgpu_gem_userptr_range),
+		      "ranges");
+	ret = kfd_render_register(&self->kr,
+				  (const struct drm_amdgpu_gem_userptr_range *)self->l.r,
+				  variant->n, (uintptr_t)self->va, HSAKMT_USERPTR, &self->handle);
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->kr.why);
+	ASSERT_EQ(0, kfd_render_map(&self->kr, self->handle, true))
+		TH_LOG("map to gpu_id %u", self->g.gpu_id);
 	self->mapped = true;
 
 	st = hsa_amd_memory_pool_allocate(self->g.host, self->l.total, 0, &self->dst);
 	ASSERT_EQ(HSA_STATUS_SUCCESS, st) TH_LOG("%s", hsa_err(st));
 	st = hsa_amd_agents_allow_access(1, &self->g.gpu, NULL, self->dst);
 	ASSERT_EQ(HSA_STATUS_SUCCESS, st) TH_LOG("%s", hsa_err(st));
-	TH_LOG("gpu_id %u, %u ranges at GPU VA %#llx", self->g.gpu_id, variant->n,
-	       (unsigned long long)upr_alloc_va(self->a));
+	TH_LOG("KFD %u.%u, gpu_id %u, %u ranges at GPU VA %p", self->kr.kfd_major,
+	       self->kr.kfd_minor, self->g.gpu_id, variant->n, self->va);
 }
 
 FIXTURE_TEARDOWN(readback)
@@ -234,12 +230,12 @@ FIXTURE_TEARDOWN(readback)
 	if (self->dst)
 		hsa_amd_memory_pool_free(self->dst);
 	if (self->mapped)
-		kfd_map(upr_dev_fd(self->dev), upr_alloc_handle(self->a, 0),
-			self->g.gpu_id, false);
-	if (self->a)
-		upr_unregister(self->dev, self->a);
-	if (self->dev)
-		upr_close(self->dev);
+		kfd_render_map(&self->kr, self->handle, false);
+	if (self->handle)
+		kfd_render_free(&self->kr, self->handle);
+	if (self->va && self->va != MAP_FAILED)
+		munmap(self->va, self->l.total);
+	kfd_render_close(&self->kr);
 	if (self->sizes)
 		wl_free(&self->l);
 	free(self->sizes);
@@ -297,7 +293,7 @@ static unsigned int copy_bad(struct __test_metadata *_metadata, const struct lay
 
 TEST_F(readback, copy)
 {
-	ASSERT_EQ(0, gpu_copy(&self->g, self->dst, upr_alloc_va(self->a), self->l.total));
+	ASSERT_EQ(0, gpu_copy(&self->g, self->dst, (uintptr_t)self->va, self->l.total));
 	EXPECT_EQ(0, copy_bad(_metadata, &self->l, self->tag, self->dst));
 }
 
@@ -306,7 +302,7 @@ TEST_F(readback, invalidate)
 	const struct upr_range *r;
 	unsigned int i;
 
-	ASSERT_EQ(0, gpu_copy(&self->g, self->dst, upr_alloc_va(self->a), self->l.total));
+	ASSERT_EQ(0, gpu_copy(&self->g, self->dst, (uintptr_t)self->va, self->l.total));
 	ASSERT_EQ(0, copy_bad(_metadata, &self->l, self->tag, self->dst));
 	for (i = 0; i < self->l.n; i += 2) {
 		r = &self->l.r[i];
@@ -316,7 +312,7 @@ TEST_F(readback, invalidate)
 	}
 	/* the restore worker runs; a copy queued before it waits for it */
 	usleep(RESTORE_WAIT_US);
-	ASSERT_EQ(0, gpu_copy(&self->g, self->dst, upr_alloc_va(self->a), self->l.total));
+	ASSERT_EQ(0, gpu_copy(&self->g, self->dst, (uintptr_t)self->va, self->l.total));
 	EXPECT_EQ(0, copy_bad(_metadata, &self->l, self->tag, self->dst));
 }
 

@@ -5,9 +5,12 @@
 # report saying why; pointed at a fake sysfs (HW_CHECK_SYSFS) and /dev
 # (HW_CHECK_DEV) it finds a fake GPU node (its gpu_id, name and gfx
 # version in the report) and stops at the next thing missing: /dev/kfd
-# (77), the series' attribute (78), root (79); with all of them, as root
-# on a machine without the real /dev/kfd, every step runs and fails
-# cleanly (1). A CPU-only topology is no GPU (77), an unknown --gpu-id and
+# (77), the series (78: no batch helper's max_ranges, an amdgpu module
+# that does not use the helper), root (79), then, as root, a KFD version
+# before 1.24 (78: the fake /dev/kfd answers no AMDKFD_IOC_GET_VERSION, or
+# HW_CHECK_KFD_VERSION says 1.23); with all of them, as root on a machine
+# without the real /dev/kfd, every step runs and fails cleanly (1). A
+# CPU-only topology is no GPU (77), an unknown --gpu-id and
 # a bad option exit 2, and --help prints the synopsis (exit 0); its
 # programs are built by the Makefile's rules; run by sudo from a user's
 # clone, what it made in build/ is given back to the user.
@@ -104,12 +107,24 @@ hwc "fake GPU node, no /dev/kfd: past the topology, exit 77, 'no .../kfd'" 77 \
 
 : >"$tmp/dev/kfd"
 chmod 0666 "$tmp/dev/kfd"
-hwc "fake GPU and /dev/kfd, no batch attribute: the kernel lacks the series, exit 78" 78 \
-	"lacks the series: no $sys/class/kfd/kfd/userptr_batch_max_ranges" \
-	'^result: STOPPED: kernel without the series \(exit 78\)$' "$gpu_line" -- \
+helper=$sys/module/drm_userptr_batch
+hwc "fake GPU and /dev/kfd, no batch helper: the kernel lacks the series, exit 78" 78 \
+	"lacks the series: no $helper/parameters/max_ranges" \
+	'^result: STOPPED: kernel without the series \(exit 78\)$' "$gpu_line" \
+	'^GEM userptr ranges: no .*/max_ranges \(the batch helper is not loaded\)$' -- \
 	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
 
-echo 8192 >"$sys/class/kfd/kfd/userptr_batch_max_ranges"
+mkdir -p "$helper/parameters" "$helper/holders" "$sys/module/amdgpu/holders"
+echo 8192 >"$helper/parameters/max_ranges"
+hwc "fake GPU, the helper, an amdgpu module not using it (a DKMS one): exit 78" 78 \
+	"the amdgpu module loaded does not use drm_userptr_batch \(no $helper/holders/amdgpu\)" \
+	'^result: STOPPED: kernel without the series \(exit 78\)$' \
+	'^GEM userptr ranges: .* = 8192 ranges a GEM userptr at most$' \
+	'^amdgpu: a module not using drm_userptr_batch' -- \
+	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
+
+# (sysfs has a link to amdgpu's directory there)
+ln -s ../../amdgpu "$helper/holders/amdgpu"
 unpriv=()
 [ "$(id -u)" -ne 0 ] || unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 # A clone in a private directory (mktemp -d makes it 0700, as make check's
@@ -125,15 +140,37 @@ if [ ${#unpriv[@]} -gt 0 ] && ! "${unpriv[@]}" test -x "$hw"; then
 fi
 hwc "fake GPU, /dev/kfd and the series, not root: exit 79 before any step" 79 \
 	'^hw-check: not root' \
-	'^result: STOPPED: not root \(exit 79\)$' '^batch ioctl: .* = 8192 ranges a call at most$' \
+	'^result: STOPPED: not root \(exit 79\)$' '^GEM userptr ranges: .* = 8192 ranges a GEM userptr at most$' \
+	'^amdgpu: a module using drm_userptr_batch$' \
 	'^steps: 0 passed, 0 failed, 0 skipped$' -- \
 	HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev" "${unpriv[@]}"
 hw=$hw_root
 
-# as root, everything found (the fake GPU), on a machine without the
-# real /dev/kfd the tests open: every step runs and fails cleanly, each
-# with kfdtrace's verdict and JSON in the report, and the run ends with
-# nothing left registered (exit 1)
+# as root: the KFD version, which the fake /dev/kfd, a file, does not
+# give (perl's AMDKFD_IOC_GET_VERSION fails with ENOTTY, as on any file
+# that is not amdkfd's), or gives as 1.23 (HW_CHECK_KFD_VERSION): the
+# kernel lacks the series, before any build or step
+if [ "$(id -u)" -ne 0 ]; then
+	tap_skip "fake GPU, as root: a /dev/kfd without a KFD version, exit 78" "not root"
+	tap_skip "fake GPU, as root: KFD 1.23, exit 78" "not root"
+else
+	hwc "fake GPU, as root: a /dev/kfd without a KFD version, exit 78" 78 \
+		"$tmp/dev/kfd gives no KFD version \(AMDKFD_IOC_GET_VERSION: Inappropriate ioctl for device\)" \
+		'^result: STOPPED: kernel without the series \(exit 78\)$' \
+		'^KFD version: unknown: AMDKFD_IOC_GET_VERSION: Inappropriate ioctl' \
+		'^steps: 0 passed, 0 failed, 0 skipped$' -- \
+		HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
+	hwc "fake GPU, as root: KFD 1.23, exit 78" 78 \
+		'KFD 1\.23: its AMDKFD_IOC_IMPORT_DMABUF takes no GEM userptr before 1\.24' \
+		'^result: STOPPED: kernel without the series \(exit 78\)$' '^KFD version: 1\.23$' \
+		'^steps: 0 passed, 0 failed, 0 skipped$' -- \
+		HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev" HW_CHECK_KFD_VERSION=1.23
+fi
+
+# as root, everything found (the fake GPU, KFD 1.24), on a machine
+# without the real /dev/kfd the tests open: every step runs and fails
+# cleanly, each with kfdtrace's verdict and JSON in the report, and the
+# run ends with nothing left registered (exit 1)
 if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "fake GPU, as root: every step runs and fails cleanly" "not root"
 elif [ -e /dev/kfd ]; then
@@ -145,13 +182,14 @@ else
 	o_root=$tmp/out.$TAP_N
 	hwc "fake GPU, as root: every step runs and fails cleanly, exit 1, a report of each" 1 \
 		'^hw-check: [0-9]+ of [0-9]+ steps failed' \
-		'^result: FAIL \(exit 1\)$' '^FAIL kfd_batch_tests ' \
-		'^FAIL gpu\.r8192\.invalidate_half .*kfdtrace check: FAIL ioctl\.batch_alloc == 1 ' \
+		'^result: FAIL \(exit 1\)$' '^KFD version: 1\.24$' '^FAIL kfd_import_tests ' \
+		'^FAIL gpu\.r8192\.invalidate_half .*kfdtrace check: FAIL ioctl\.gem_batch\.calls == 1 ' \
+		'^FAIL takeover\.readonly_object_refuses_writable ' '^FAIL lib\.render ' \
 		'^FAIL hsakmt\.registers_and_frees ' '^PASS libuserptr\.unit_tests ' \
 		'^FAIL userptr-virgl ' '^SKIP gpu-readback .*kfd_gpu_readback: the HSA runtime does not start' \
 		'^PASS nothing left registered ' '^== step gpu\.r1\.invalidate_one: FAIL ==$' \
 		'^FAIL evict\.amdgpu >= 1: probe group amdgpu was not live' '^kfdtrace JSON:$' '^  "kfdtrace": 1,$' -- \
-		HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev"
+		HW_CHECK_SYSFS="$sys" HW_CHECK_DEV="$tmp/dev" HW_CHECK_KFD_VERSION=1.24
 	# Its programs are the Makefile's goals, which a tree where only
 	# `make` ran builds: a goal without a rule (an absolute path, as
 	# hw-check once asked for) is "nothing to be done" when the file is

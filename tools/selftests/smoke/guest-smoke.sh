@@ -11,9 +11,10 @@
 #    they skip, and a TAP line says why.
 #  - amdgpu loads without an AMD GPU: /dev/kfd, whose open() 7.3 refuses
 #    without a GPU node; then, with kernel/kfd-node-shim loaded (KFD
-#    counts one GPU node), GET_VERSION, module BTF and
-#    AMDKFD_IOC_ALLOC_MEMORY_OF_GPU_BATCH's argument checks
-#    (tools/selftests/amdkfd); libuserptr on /dev/kfd without a GPU.
+#    counts one GPU node), GET_VERSION (KFD 1.24), module BTF and the
+#    argument checks of AMDKFD_IOC_IMPORT_DMABUF's takeover of a GEM
+#    userptr (tools/selftests/amdkfd); libuserptr on /dev/kfd without a
+#    GPU.
 #  - a KUnit suite of the tree runs and passes.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -26,14 +27,15 @@ echo "TAP version 13"
 
 # kfdtrace counts /dev/kfd's calls at amdgpu's kfd_ioctl() (fentry), with
 # the same counts by class, name and errno as at the syscalls tracepoints
-# (-S): the batch ioctl's argument checks, each call refused; and
-# kfd_ioctl.bt the same by class
+# (-S): the takeover's argument checks, each call refused (gem_import:
+# IMPORT_DMABUF with dmabuf_fd KFD_INVALID_FD); and kfd_ioctl.bt the same
+# by class
 kfd_ioctl_counts() {
 	local d at f got want
 	d=$(mktemp -d)
 	for at in driver syscall; do
 		"$bin/kfdtrace" record $([ $at = syscall ] && echo -S) -o "$d/$at.json" \
-			-- "$bin/kfd_batch_tests" >"$d/$at.txt" 2>&1
+			-- "$bin/kfd_import_tests" >"$d/$at.txt" 2>&1
 	done
 	f='{ioctl: (.ioctl | del(.counted_at) | walk(if type == "object" then del(.ns) else . end)), status}'
 	want=$(jq -S "$f" "$d/driver.json" 2>&1)
@@ -41,8 +43,10 @@ kfd_ioctl_counts() {
 	if [ "$(jq -r .ioctl.counted_at.kfd "$d/driver.json")" = fentry ] &&
 	   [ "$(jq -r .ioctl.counted_at.kfd "$d/syscall.json")" = syscall ] &&
 	   [ "$(jq -r .status "$d/driver.json")" = 0 ] &&
-	   [ "$(jq -r '.ioctl.kfd_batch.calls' "$d/driver.json")" -gt 0 ] && [ "$got" = "$want" ]; then
-		tap_ok "kfdtrace: /dev/kfd's calls at kfd_ioctl (fentry) as at the syscalls tracepoints ($(jq -r '"\(.ioctl.kfd_batch.calls) batch calls, \(.ioctl.total) in all"' "$d/driver.json"))"
+	   [ "$(jq -r '.ioctl.gem_import.calls' "$d/driver.json")" -gt 0 ] &&
+	   [ "$(jq -r '.ioctl.gem_import.errors' "$d/driver.json")" = \
+	     "$(jq -r '.ioctl.gem_import.calls' "$d/driver.json")" ] && [ "$got" = "$want" ]; then
+		tap_ok "kfdtrace: /dev/kfd's calls at kfd_ioctl (fentry) as at the syscalls tracepoints ($(jq -r '"\(.ioctl.gem_import.calls) takeovers, each refused, \(.ioctl.total) calls in all"' "$d/driver.json"))"
 	else
 		jq -c '.ioctl.counted_at, .status' "$d/driver.json" "$d/syscall.json" 2>&1 | tap_diag
 		diff <(echo "$want") <(echo "$got") | tap_diag
@@ -52,7 +56,7 @@ kfd_ioctl_counts() {
 	# the bpftrace view, at kfd_ioctl() too (a kprobe): the same calls,
 	# errors and ranges by class
 	bt_ioctl_same "kfd_ioctl.bt: /dev/kfd's calls at kfd_ioctl, class by class as kfdtrace" \
-		"$d/driver.json" "$bin/kfd_batch_tests"
+		"$d/driver.json" "$bin/kfd_import_tests"
 	rm -rf "$d"
 }
 
@@ -127,7 +131,7 @@ if tap_run "modprobe amdgpu" modprobe amdgpu; then
 	# device lookup; every gpu_id lookup still finds no device.
 	if tap_run "modprobe kfd_node_shim" modprobe kfd_node_shim; then
 		"$bin/amdgpu-smoke" || TAP_FAILED=$((TAP_FAILED + 1))
-		"$bin/kfd_batch_tests" || TAP_FAILED=$((TAP_FAILED + 1))
+		"$bin/kfd_import_tests" || TAP_FAILED=$((TAP_FAILED + 1))
 		kfd_ioctl_counts
 		tap_run "rmmod kfd_node_shim" modprobe -r kfd_node_shim
 	fi
