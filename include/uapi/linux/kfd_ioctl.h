@@ -523,13 +523,16 @@ struct kfd_ioctl_get_dmabuf_info_args {
  * AMDGPU_GEM_USERPTR_REGISTER, with or without AMDGPU_GEM_USERPTR_RANGES)
  * of this process, with no other handle and no GPU VA mapping. It becomes a
  * KFD userptr BO at va_addr, evicted and restored as one, and its render-node
- * handle is deleted. flags are those AMDKFD_IOC_ALLOC_MEMORY_OF_GPU takes
- * for such a BO's mapping: KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE (not for an
- * AMDGPU_GEM_USERPTR_READONLY object), EXECUTABLE, NO_SUBSTITUTE, COHERENT,
- * EXT_COHERENT and UNCACHED; USERPTR may be given, and is implied. Another
+ * handle is deleted: userspace forgets it without closing it (its number
+ * may be reused by the next GEM object of that file). flags are those
+ * AMDKFD_IOC_ALLOC_MEMORY_OF_GPU takes for such a BO's mapping:
+ * KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE (not for an AMDGPU_GEM_USERPTR_READONLY
+ * object), EXECUTABLE, NO_SUBSTITUTE, COHERENT, EXT_COHERENT and UNCACHED;
+ * USERPTR may be given, and is implied. Another
  * flag is refused with EINVAL, as is a flag or gem_handle with a dma-buf
- * (older kernels ignore both: they fail dmabuf_fd = KFD_INVALID_FD with
- * EBADF). Older userspace gives 24 bytes: gem_handle and flags read as 0.
+ * (older kernels ignore both: for a gpu_id whose VM was acquired, they
+ * fail dmabuf_fd = KFD_INVALID_FD with EBADF). Older userspace gives 24
+ * bytes: gem_handle and flags read as 0.
  */
 struct kfd_ioctl_import_dmabuf_args {
 	__u64 va_addr;	/* to KFD */
