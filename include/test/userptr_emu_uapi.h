@@ -61,8 +61,8 @@ struct userptr_emu_free_args {
 /*
  * Device read (device -> buffer) or write (buffer -> device) of size bytes
  * at va_addr, inside one allocation. An evicted allocation is waited for,
- * up to timeout_ms (0: 10 s); a range whose CPU mapping is gone fails with
- * EFAULT.
+ * up to timeout_ms (0: 10 s; ETIMEDOUT then), killably; a range whose CPU
+ * mapping is gone fails with EFAULT.
  */
 struct userptr_emu_access_args {
 	__u64 va_addr;		/* in */
