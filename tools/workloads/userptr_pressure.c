@@ -10,14 +10,19 @@
  * node (a GEM userptr with a ranges array taken over by the compute file,
  * the default) or the device's batch ioctl (-m batch), and then reads them
  * through the device range after range, each read checked against what
- * the CPU holds. A hog process meanwhile fills memory with data that does
- * not compress (-H MIB, default three quarters of RAM) and frees it, -r
- * times: reclaim pushes the registered pages out to swap, each such
- * invalidation evicts the allocation, and the next device read waits for
- * the restore, which faults them back. Reported: the reads done in each
- * round (progress), the longest and the median wait of a read (what a
- * restore costs under pressure), evictions and restores, pages swapped
- * out.
+ * the CPU holds. A hog process meanwhile locks memory (mlock, so reclaim
+ * cannot take it back: it must take the registered pages), by default what
+ * is available plus half the registration (-H MIB), frees it and lets the
+ * worker read every range once, -r times: reclaim pushes the registered
+ * pages out to zram swap, each such invalidation evicts the allocation, and
+ * the next device read waits for the restore, which faults them back. The
+ * worker pauses while the hog locks (see hog()). The ranges
+ * hold data zram compresses (a 64-byte block naming the range and the page,
+ * repeated), so that a page pushed out frees its room: pages that do not
+ * compress take as much room in zram as in RAM, and a guest under TCG then
+ * thrashed for tens of minutes. Reported: the reads done in each round
+ * (progress), the longest and the median wait of a read (what a restore
+ * costs under pressure), evictions and restores, pages swapped out.
  *
  * With --oom, a last phase makes the registering process the OOM killer's
  * choice (oom_score_adj 1000) and the hog grows until the kernel kills it:
@@ -28,8 +33,8 @@
  * read timed out, an eviction happened, and (--oom) the process was killed
  * and left nothing; 1 otherwise; 2 for usage.
  *
- *   userptr-pressure -n 512 -s 64k -r 1 -p 2000 --oom   # make check's
- *   userptr-pressure -n 4096 -s 256k -o p.json     # 1 GiB, make bench
+ *   userptr-pressure -n 4096 -s 64k -r 2 --oom   # 256 MiB, make check's
+ *   userptr-pressure -n 4096 -s 256k -o p.json   # 1 GiB, make bench
  */
 #include <argp.h>
 #include <errno.h>
@@ -61,13 +66,14 @@ static const char doc[] =
 "USAGE: userptr-pressure [-n N] [-s SIZE | -S MAX] [-m render|batch]\n"
 "                        [-H MIB] [-r ROUNDS] [-T TIMEOUT_MS] [-p US] [--oom]\n"
 "                        [-o JSON] [-v]\n"
-"(default: -n 1024 -s 64k -m render -r 2, -H three quarters of RAM)\n";
+"(default: -n 1024 -s 64k -m render -r 2, -H what is available plus half\n"
+"the registration)\n";
 
 enum { OPT_OOM = 1000 };
 
 static const struct argp_option opts[] = {
 	{ "mode", 'm', "render|batch", 0, "Register through the render node (default) or the batch ioctl" },
-	{ "hog", 'H', "MIB", 0, "What the hog fills each round (default: 3/4 of RAM)" },
+	{ "hog", 'H', "MIB", 0, "What the hog locks each round (default: available + half the registration)" },
 	{ "rounds", 'r', "N", 0, "Hog rounds (default 2)" },
 	{ "timeout", 'T', "MS", 0, "A device read waits this long for a restore (default 300000)" },
 	{ "oom", OPT_OOM, NULL, 0, "End with the OOM killer on the registering process" },
@@ -100,6 +106,7 @@ struct shared {
 	volatile int registered;	/* 1 registered, -1 failed */
 	volatile int hog_done;		/* the hog has ended */
 	volatile unsigned int hog_rounds;
+	volatile int hog_busy;		/* 1: the worker pauses; 2: it has */
 	volatile unsigned long reads, mismatches, errors, timeouts;
 	volatile unsigned long oom_errors;	/* reads that failed out of memory */
 	volatile int first_error;
@@ -196,37 +203,80 @@ static int write_file(const char *path, const char *s)
 }
 
 /*
- * Pages of random data, which zram cannot compress away: the hog's pages
- * take their room in RAM or in swap. (Pages zram compresses to nothing
- * let the hog allocate faster than reclaim frees: its allocations then
- * stalled for minutes in a guest under TCG with KASAN.)
+ * A page's pattern: a 64-byte block naming the range (@tag) and the page,
+ * repeated. A wrong page (another range's, another page of the range, or
+ * a page the kernel reused) does not match; zram stores it in a few bytes.
  */
-static void fill_random(uint64_t *p, size_t bytes, uint64_t *seed)
+static uint64_t pword(uint64_t tag, uint64_t page, uint64_t j)
 {
-	size_t i;
+	return tag << 40 ^ page << 8 ^ (j & 7);
+}
 
-	for (i = 0; i < bytes / sizeof(*p); i++)
-		p[i] = wl_rng(seed);
+static void fill_pages(void *p, uint64_t size, uint64_t tag)
+{
+	uint64_t *w = p, j;
+
+	for (j = 0; j < size / 8; j++)
+		w[j] = pword(tag, j / 512, j);
+}
+
+/* the first wrong word's index, or -1 */
+static long check_pages(const void *p, uint64_t size, uint64_t tag)
+{
+	const uint64_t *w = p;
+	uint64_t j;
+
+	for (j = 0; j < size / 8; j++)
+		if (w[j] != pword(tag, j / 512, j))
+			return j;
+	return -1;
+}
+
+/* memory the kernel cannot reclaim: locked, populated */
+static void *hog_lock(uint64_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED | MAP_POPULATE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* until the worker has read @n more ranges, or the phase has changed */
+static void hog_wait_reads(unsigned long n, int phase)
+{
+	unsigned long start = sh->reads;
+
+	while (sh->phase == phase && sh->reads - start < n)
+		usleep(10000);
 }
 
 /*
- * The hog: fill @env.hog and free it, round after round; in the OOM phase
- * grow a chunk at a time while the worker lives, never to free it.
+ * The hog: lock @env.hog (reclaim pushes registered pages out while it
+ * gets it), free it, and let the worker read every range once (each read
+ * of an evicted range waits for its restore), round after round; in the
+ * OOM phase lock a chunk more at a time while the worker lives, never to
+ * free it. The worker pauses while the hog locks: a registration is
+ * restored whole, and a restore racing the hog's reclaim of the pages it
+ * faults only ends once the hog has what it asked for, which under TCG
+ * with KASAN took longer than make check has (the OOM phase has them race,
+ * until the kernel kills the worker).
  */
-static void hog(pid_t worker)
+static void hog(pid_t worker, unsigned int n)
 {
-	uint64_t seed = env.lay.seed ^ 0x6f6f6d;
 	void *p;
 
 	while (sh->phase == P_START)
 		usleep(10000);
 	while (sh->phase == P_PRESSURE && sh->hog_rounds < env.rounds) {
-		p = mmap(NULL, env.hog, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
+		sh->hog_busy = 1;
+		while (sh->hog_busy != 2 && sh->phase == P_PRESSURE)
+			usleep(1000);
+		p = hog_lock(env.hog);
+		if (!p)
 			_exit(1);
-		fill_random(p, env.hog, &seed);
 		munmap(p, env.hog);
+		sh->hog_busy = 0;
+		hog_wait_reads(n, P_PRESSURE);
 		__atomic_add_fetch(&sh->hog_rounds, 1, __ATOMIC_SEQ_CST);
 		if (env.verbose)
 			fprintf(stderr, "userptr-pressure: hog round %u done, %lu reads, %llu evictions\n",
@@ -235,13 +285,9 @@ static void hog(pid_t worker)
 	while (sh->phase == P_PRESSURE)
 		usleep(10000);
 	/* the OOM phase: grow until the worker is gone (the kernel's choice) */
-	while (sh->phase == P_OOM && !kill(worker, 0)) {
-		p = mmap(NULL, HOG_CHUNK, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
+	while (sh->phase == P_OOM && !kill(worker, 0))
+		if (!hog_lock(HOG_CHUNK))
 			break;
-		fill_random(p, HOG_CHUNK, &seed);
-	}
 	sh->hog_done = 1;
 	_exit(0);
 }
@@ -294,6 +340,11 @@ static void worker(const struct layout *l, uint64_t max_size)
 	sh->registered = 1;
 
 	for (i = 0; sh->phase != P_STOP; i = (i + 1) % l->n) {
+		if (sh->hog_busy) {
+			sh->hog_busy = 2;
+			while (sh->hog_busy)
+				usleep(1000);
+		}
 		oom = sh->phase == P_OOM;
 		if (oom && !adjusted) {
 			ret = write_file("/proc/self/oom_score_adj", "1000");
@@ -312,7 +363,7 @@ static void worker(const struct layout *l, uint64_t max_size)
 			sh->timeouts++;
 		else if (ret)
 			record_error(-ret);
-		if (!ret && wl_check(buf, l->r[i].size, i + 1, 0) >= 0)
+		if (!ret && check_pages(buf, l->r[i].size, i + 1) >= 0)
 			sh->mismatches++;
 		sh->reads++;
 		round = sh->hog_rounds;
@@ -410,7 +461,7 @@ int main(int argc, char **argv)
 	pid_t wpid, hpid;
 	uint64_t *sizes, max_size;
 	char what[160] = "";
-	double median = 0, t0;
+	double median = 0, t0, secs;
 	struct layout l;
 	unsigned int i;
 	int status;
@@ -419,8 +470,6 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
-	if (!env.hog)
-		env.hog = (proc_value("/proc/meminfo", "MemTotal") << 10) / 4 * 3;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	sizes = calloc(env.lay.n, sizeof(*sizes));
@@ -431,6 +480,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "userptr-pressure: no layout\n");
 		return 1;
 	}
+	for (i = 0; i < l.n; i++)
+		fill_pages((void *)(uintptr_t)l.r[i].start, l.r[i].size, i + 1);
 	swapped0 = proc_value("/proc/vmstat", "pswpout");
 	t0 = wl_now();
 
@@ -443,9 +494,15 @@ int main(int argc, char **argv)
 		waitpid(wpid, NULL, 0);
 		return 1;
 	}
+	/*
+	 * What is available now (free memory and the page cache) plus half
+	 * the registration: reclaim must push out half the registered pages.
+	 */
+	if (!env.hog)
+		env.hog = (proc_value("/proc/meminfo", "MemAvailable") << 10) + l.total / 2;
 	hpid = fork();
 	if (!hpid)
-		hog(wpid);
+		hog(wpid, l.n);
 	sh->phase = P_PRESSURE;
 	while (sh->hog_rounds < env.rounds && !sh->hog_done &&
 	       waitpid(wpid, &status, WNOHANG) == 0)
@@ -476,11 +533,12 @@ int main(int argc, char **argv)
 	       sh->evictions && (!env.oom || (killed && !left)) &&
 	       (env.oom || (WIFEXITED(status) && !WEXITSTATUS(status) && !left));
 
+	secs = wl_now() - t0;
 	printf("userptr-pressure: %u ranges, %llu MiB through the %s, hog %llu MiB x %u%s, %.1f s\n",
 	       l.n, (unsigned long long)(l.total >> 20),
 	       env.mode == UPR_MODE_RENDER ? "render node" : "batch ioctl",
 	       (unsigned long long)(env.hog >> 20), env.rounds,
-	       env.oom ? ", then the OOM killer" : "", wl_now() - t0);
+	       env.oom ? ", then the OOM killer" : "", secs);
 	printf("  registered in %.1f ms; device reads %lu (per round:", sh->register_ms, sh->reads);
 	for (i = 0; i <= env.rounds && i <= MAX_ROUNDS; i++)
 		printf(" %lu", sh->round_reads[i]);
@@ -502,8 +560,12 @@ int main(int argc, char **argv)
 		fprintf(f, "  \"registered_mib\": %llu,\n  \"hog_mib\": %llu,\n  \"rounds\": %u,\n",
 			(unsigned long long)(l.total >> 20), (unsigned long long)(env.hog >> 20),
 			env.rounds);
-		fprintf(f, "  \"register_ms\": %.3f,\n  \"reads\": %lu,\n  \"read_ms_max\": %.3f,\n",
-			sh->register_ms, sh->reads, sh->read_ms_max);
+		fprintf(f, "  \"register_ms\": %.3f,\n  \"reads\": %lu,\n  \"round_reads\": [",
+			sh->register_ms, sh->reads);
+		for (i = 0; i <= env.rounds && i <= MAX_ROUNDS; i++)
+			fprintf(f, "%s%lu", i ? ", " : "", sh->round_reads[i]);
+		fprintf(f, "],\n  \"seconds\": %.1f,\n  \"read_ms_max\": %.3f,\n",
+			secs, sh->read_ms_max);
 		fprintf(f, "  \"read_ms_median\": %.4f,\n  \"evictions\": %llu,\n  \"restores\": %llu,\n",
 			median, sh->evictions, sh->restores);
 		fprintf(f, "  \"swapped_pages\": %llu,\n  \"mismatches\": %lu,\n  \"errors\": %lu,\n",

@@ -11,6 +11,12 @@
 # KASAN and lockdep, but without kmemleak, whose own metadata cannot be
 # allocated out of memory (it disables itself, which the runner would
 # count as a splat); the device's counts are the leak check here.
+#
+#   guest-pressure.sh [SWITCH]
+#
+# SWITCH, a fault-injection switch of the device set after it is loaded
+# (inject_ignore_invalidate: the device keeps reading the pages reclaim
+# took), shows the checks failing on a broken device.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tools/selftests/lib/tap.sh"
@@ -20,8 +26,8 @@ zram_swap
 
 pressure() {
 	local json=/tmp/pressure.json
-	tap_run "userptr-pressure: 32 MiB through the render node, a hog of 3/4 of RAM, then the OOM killer" \
-		"$top/build/bin/userptr-pressure" -v -n 512 -s 64k -r 1 -p 2000 --oom -o "$json" || return
+	tap_run "userptr-pressure: 256 MiB in 4096 ranges through the render node, a hog locking half of it out, then the OOM killer" \
+		"$top/build/bin/userptr-pressure" -v -n 4096 -s 64k -r 2 --oom -o "$json" || return
 	tap_run "userptr-pressure: pages swapped out, the batch evicted and restored, reads in every round" \
 		jq -e '.swapped_pages > 0 and .evictions > 0 and .restores > 0 and
 		       .mismatches == 0 and .timeouts == 0 and .errors == 0' "$json"
@@ -30,6 +36,7 @@ pressure() {
 }
 
 if tap_run "modprobe userptr_emu" load_emu; then
+	[ -z "${1:-}" ] || echo 1 >"/sys/module/userptr_emu/parameters/$1"
 	pressure
 	tap_run "rmmod userptr_emu" modprobe -r userptr_emu
 fi

@@ -10,11 +10,12 @@ load_emu() {
 		echo 300000 >/sys/module/drm_userptr_batch/parameters/timeout_ms
 }
 
-# zram_swap: swap on zram, for the MADV_PAGEOUT test: the pages of a
+# zram_swap [SIZE]: swap on zram (512M, what it holds uncompressed), for
+# the MADV_PAGEOUT test and the memory pressure ones: the pages of a
 # registered range must be able to leave RAM
 zram_swap() {
 	[ -e /sys/block/zram0/disksize ] && ! grep -q zram0 /proc/swaps || return 0
-	echo 512M >/sys/block/zram0/disksize &&
+	echo "${1:-512M}" >/sys/block/zram0/disksize &&
 		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
 		echo "# zram swap could not be set up"
 }
