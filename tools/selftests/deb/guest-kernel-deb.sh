@@ -22,7 +22,9 @@ name="they are the packaged ones, in $ko"
 check grep -qE "^insmod $ko/drm_userptr_batch.ko *$" <<<"$deps"
 name="the test device is the packaged one"
 check grep -qE "^insmod $ko/tests/userptr_emu.ko *$" <<<"$deps"
-echo 300000 >/sys/module/drm_userptr_batch/parameters/timeout_ms 2>/dev/null
+# the guests' populate deadline (tools/selftests/userptr/lib.sh)
+. "$top/tools/selftests/userptr/lib.sh"
+echo $GUEST_DEADLINE_MS >/sys/module/drm_userptr_batch/parameters/timeout_ms 2>/dev/null
 out=$("$top/build/bin/userptr_emu_tests" -r reg.r64_mixed.batch_and_per_range 2>&1)
 rc=$?
 printf '# %s\n' "$(tail -n 3 <<<"$out")"
