@@ -150,22 +150,9 @@ for n in 256 4096 8192; do
 		-k 1 -r "$reps" -o "$out/render_${n}_4k.json"
 done
 
-# Christian's limits: registrations of 64 MiB to 2 GiB (4096 ranges)
-# through the render node, read by the device while a hog locks what is
-# available plus half the registration, 2 rounds; zram swap takes the
-# pushed-out pages (they compress). The curve: progress per round, the
-# read's longest and median wait (a restore under reclaim), evictions,
-# restores and pages swapped out against the size (pressure_MIB.json).
-# The OOM killer's end of such a process is make check's
-# (guest/userptr-pressure), not run here.
-. "$top/tools/selftests/userptr/lib.sh"
-zram_swap 4G
-for size in 16k 64k 256k 512k; do
-	echo "== pressure: 4096 x $size through the render node, a hog locking half of it out"
-	"$bin/userptr-pressure" -n 4096 -s "$size" -r 2 \
-		-o "$out/pressure_$(( ${size%k} * 4096 / 1024 )).json" ||
-		echo "pressure: 4096 x $size failed (above)"
-done
+# Christian's limits: the curve from 64 MiB to 2 GiB under reclaim
+# (bench-pressure.sh, pressure_MIB.json)
+"$top/tools/bench/bench-pressure.sh" "$out"
 
 # what the trace counts: registration ioctls, and the ranges a restore
 # after one invalidation faults again (registration faults all N first)

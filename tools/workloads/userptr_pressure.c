@@ -11,12 +11,13 @@
  * the default) or the device's batch ioctl (-m batch), and then reads them
  * through the device range after range, each read checked against what
  * the CPU holds. A hog process meanwhile locks memory (mlock, so reclaim
- * cannot take it back: it must take the registered pages), by default what
- * is available plus half the registration (-H MIB), frees it and lets the
- * worker read every range once, -r times: reclaim pushes the registered
- * pages out to zram swap, each such invalidation evicts the allocation, and
- * the next device read waits for the restore, which faults them back. The
- * worker pauses while the hog locks (see hog()). The ranges
+ * cannot take it back: it must take the registered pages), by default
+ * 16 MiB after 16 MiB until half the registration is in swap (-H MIB: that
+ * much at once), frees it and lets the worker read every range once, -r
+ * times: reclaim pushes the registered pages out to zram swap, each such
+ * invalidation evicts the allocation, and the next device read waits for
+ * the restore, which faults them back. The worker pauses while the hog
+ * locks (see hog()). The ranges
  * hold data zram compresses (a 64-byte block naming the range and the page,
  * repeated), so that a page pushed out frees its room: pages that do not
  * compress take as much room in zram as in RAM, and a guest under TCG then
@@ -66,14 +67,14 @@ static const char doc[] =
 "USAGE: userptr-pressure [-n N] [-s SIZE | -S MAX] [-m render|batch]\n"
 "                        [-H MIB] [-r ROUNDS] [-T TIMEOUT_MS] [-p US] [--oom]\n"
 "                        [-o JSON] [-v]\n"
-"(default: -n 1024 -s 64k -m render -r 2, -H what is available plus half\n"
-"the registration)\n";
+"(default: -n 1024 -s 64k -m render -r 2, -H until half the registration\n"
+"is in swap)\n";
 
 enum { OPT_OOM = 1000 };
 
 static const struct argp_option opts[] = {
 	{ "mode", 'm', "render|batch", 0, "Register through the render node (default) or the batch ioctl" },
-	{ "hog", 'H', "MIB", 0, "What the hog locks each round (default: available + half the registration)" },
+	{ "hog", 'H', "MIB", 0, "What the hog locks each round (default: until half the registration is in swap)" },
 	{ "rounds", 'r', "N", 0, "Hog rounds (default 2)" },
 	{ "timeout", 'T', "MS", 0, "A device read waits this long for a restore (default 300000)" },
 	{ "oom", OPT_OOM, NULL, 0, "End with the OOM killer on the registering process" },
@@ -107,6 +108,7 @@ struct shared {
 	volatile int hog_done;		/* the hog has ended */
 	volatile unsigned int hog_rounds;
 	volatile int hog_busy;		/* 1: the worker pauses; 2: it has */
+	volatile unsigned long long hog_max;	/* the most the hog locked, bytes */
 	volatile unsigned long reads, mismatches, errors, timeouts;
 	volatile unsigned long oom_errors;	/* reads that failed out of memory */
 	volatile int first_error;
@@ -250,20 +252,82 @@ static void hog_wait_reads(unsigned long n, int phase)
 		usleep(10000);
 }
 
-/*
- * The hog: lock @env.hog (reclaim pushes registered pages out while it
- * gets it), free it, and let the worker read every range once (each read
- * of an evicted range waits for its restore), round after round; in the
- * OOM phase lock a chunk more at a time while the worker lives, never to
- * free it. The worker pauses while the hog locks: a registration is
- * restored whole, and a restore racing the hog's reclaim of the pages it
- * faults only ends once the hog has what it asked for, which under TCG
- * with KASAN took longer than make check has (the OOM phase has them race,
- * until the kernel kills the worker).
- */
-static void hog(pid_t worker, unsigned int n)
+/* a process's swapped-out memory in bytes (VmSwap), or 0 */
+static unsigned long long vm_swap(pid_t pid)
 {
-	void *p;
+	unsigned long long kb = 0;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSwap: %llu", &kb) == 1)
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+/*
+ * Push half the registration out: with -H, lock that much; by default lock
+ * HOG_CHUNK after HOG_CHUNK until the worker has @want bytes in swap (what
+ * the kernel reclaims first, the page cache, free memory, differs from one
+ * guest to the next: a size from MemAvailable pushed nothing out of a
+ * 4 GiB guest). The device's restore worker faults pages back in
+ * meanwhile (it restores without waiting for a read), but only into what
+ * the hog leaves: the worker's share of swap grows as the hog does, and
+ * reaches @want while the worker still has half its registration in RAM,
+ * short of the OOM killer. Each chunk stays locked until hog_free().
+ */
+struct hog_chunks {
+	void *p[4096];
+	uint64_t size[4096];
+	unsigned int n;
+	unsigned long long bytes;
+};
+
+static int hog_push(struct hog_chunks *h, pid_t worker, unsigned long long want)
+{
+	uint64_t size = env.hog ? env.hog : HOG_CHUNK;
+
+	h->n = 0;
+	h->bytes = 0;
+	do {
+		if (h->n == 4096)
+			return -ENOMEM;
+		h->p[h->n] = hog_lock(size);
+		if (!h->p[h->n])
+			return -ENOMEM;
+		h->size[h->n++] = size;
+		h->bytes += size;
+	} while (!env.hog && vm_swap(worker) < want);
+	if (h->bytes > sh->hog_max)
+		sh->hog_max = h->bytes;
+	return 0;
+}
+
+static void hog_free(struct hog_chunks *h)
+{
+	while (h->n--)
+		munmap(h->p[h->n], h->size[h->n]);
+}
+
+/*
+ * The hog: lock memory until half the registration is out (reclaim pushes
+ * registered pages out while it gets it), free it, and let the worker read
+ * every range once (each read of an evicted range waits for its restore),
+ * round after round; in the OOM phase lock a chunk more at a time while the
+ * worker lives, never to free it. The worker pauses while the hog locks: a
+ * registration is restored whole, and a restore racing the hog's reclaim
+ * of the pages it faults only ends once the hog has what it asked for,
+ * which under TCG with KASAN took longer than make check has (the OOM phase
+ * has them race, until the kernel kills the worker).
+ */
+static void hog(pid_t worker, unsigned int n, unsigned long long want)
+{
+	static struct hog_chunks h;
 
 	while (sh->phase == P_START)
 		usleep(10000);
@@ -271,10 +335,9 @@ static void hog(pid_t worker, unsigned int n)
 		sh->hog_busy = 1;
 		while (sh->hog_busy != 2 && sh->phase == P_PRESSURE)
 			usleep(1000);
-		p = hog_lock(env.hog);
-		if (!p)
+		if (hog_push(&h, worker, want))
 			_exit(1);
-		munmap(p, env.hog);
+		hog_free(&h);
 		sh->hog_busy = 0;
 		hog_wait_reads(n, P_PRESSURE);
 		__atomic_add_fetch(&sh->hog_rounds, 1, __ATOMIC_SEQ_CST);
@@ -342,7 +405,7 @@ static void worker(const struct layout *l, uint64_t max_size)
 	for (i = 0; sh->phase != P_STOP; i = (i + 1) % l->n) {
 		if (sh->hog_busy) {
 			sh->hog_busy = 2;
-			while (sh->hog_busy)
+			while (sh->hog_busy && sh->phase != P_STOP)
 				usleep(1000);
 		}
 		oom = sh->phase == P_OOM;
@@ -457,7 +520,7 @@ int main(int argc, char **argv)
 	};
 	static const struct argp argp = { opts, parse_arg, NULL, doc, children };
 	unsigned long long swapped0, swapped, left = 0;
-	bool killed = false, progress = true, pass;
+	bool killed = false, progress = true, hog_lost = false, pass;
 	pid_t wpid, hpid;
 	uint64_t *sizes, max_size;
 	char what[160] = "";
@@ -494,20 +557,22 @@ int main(int argc, char **argv)
 		waitpid(wpid, NULL, 0);
 		return 1;
 	}
-	/*
-	 * What is available now (free memory and the page cache) plus half
-	 * the registration: reclaim must push out half the registered pages.
-	 */
-	if (!env.hog)
-		env.hog = (proc_value("/proc/meminfo", "MemAvailable") << 10) + l.total / 2;
 	hpid = fork();
 	if (!hpid)
-		hog(wpid, l.n);
+		hog(wpid, l.n, l.total / 2);
 	sh->phase = P_PRESSURE;
 	while (sh->hog_rounds < env.rounds && !sh->hog_done &&
-	       waitpid(wpid, &status, WNOHANG) == 0)
+	       waitpid(wpid, &status, WNOHANG) == 0) {
+		if (waitpid(hpid, NULL, WNOHANG) == hpid) {
+			/* the hog is gone (killed): no round can end */
+			fprintf(stderr, "userptr-pressure: the hog ended in round %u\n",
+				sh->hog_rounds + 1);
+			hog_lost = true;
+			break;
+		}
 		usleep(100000);
-	if (env.oom) {
+	}
+	if (env.oom && !hog_lost) {
 		if (env.verbose)
 			fprintf(stderr, "userptr-pressure: the OOM phase\n");
 		sh->phase = P_OOM;
@@ -518,7 +583,8 @@ int main(int argc, char **argv)
 		waitpid(wpid, &status, 0);
 	}
 	sh->phase = P_STOP;
-	waitpid(hpid, NULL, 0);
+	if (!hog_lost)
+		waitpid(hpid, NULL, 0);
 	swapped = proc_value("/proc/vmstat", "pswpout") - swapped0;
 	/* the dead process's files are closed before its parent can reap it */
 	left = leftovers(what, sizeof(what));
@@ -529,7 +595,7 @@ int main(int argc, char **argv)
 	qsort(sh->samples, sh->nsamples, sizeof(double), cmp_double);
 	if (sh->nsamples)
 		median = sh->samples[sh->nsamples / 2];
-	pass = !sh->mismatches && !sh->errors && !sh->timeouts && progress &&
+	pass = !hog_lost && !sh->mismatches && !sh->errors && !sh->timeouts && progress &&
 	       sh->evictions && (!env.oom || (killed && !left)) &&
 	       (env.oom || (WIFEXITED(status) && !WEXITSTATUS(status) && !left));
 
@@ -537,7 +603,7 @@ int main(int argc, char **argv)
 	printf("userptr-pressure: %u ranges, %llu MiB through the %s, hog %llu MiB x %u%s, %.1f s\n",
 	       l.n, (unsigned long long)(l.total >> 20),
 	       env.mode == UPR_MODE_RENDER ? "render node" : "batch ioctl",
-	       (unsigned long long)(env.hog >> 20), env.rounds,
+	       sh->hog_max >> 20, env.rounds,
 	       env.oom ? ", then the OOM killer" : "", secs);
 	printf("  registered in %.1f ms; device reads %lu (per round:", sh->register_ms, sh->reads);
 	for (i = 0; i <= env.rounds && i <= MAX_ROUNDS; i++)
@@ -558,7 +624,7 @@ int main(int argc, char **argv)
 		fprintf(f, "{\n  \"bench\": \"pressure\",\n  \"mode\": \"%s\",\n  \"ranges\": %u,\n",
 			env.mode == UPR_MODE_RENDER ? "render" : "batch", l.n);
 		fprintf(f, "  \"registered_mib\": %llu,\n  \"hog_mib\": %llu,\n  \"rounds\": %u,\n",
-			(unsigned long long)(l.total >> 20), (unsigned long long)(env.hog >> 20),
+			(unsigned long long)(l.total >> 20), sh->hog_max >> 20,
 			env.rounds);
 		fprintf(f, "  \"register_ms\": %.3f,\n  \"reads\": %lu,\n  \"round_reads\": [",
 			sh->register_ms, sh->reads);
