@@ -12,8 +12,8 @@
  * through the device range after range, each read checked against what
  * the CPU holds. A hog process meanwhile locks memory (mlock, so reclaim
  * cannot take it back: it must take the registered pages), by default
- * 16 MiB after 16 MiB until half the registration is in swap (-H MIB: that
- * much at once), frees it and lets the worker read every range once, -r
+ * until half the registration is in swap (-H MIB: that much at once),
+ * frees it and lets the worker read every range once, -r
  * times: reclaim pushes the registered pages out to zram swap, each such
  * invalidation evicts the allocation, and the next device read waits for
  * the restore, which faults them back. The worker pauses while the hog
@@ -272,10 +272,11 @@ static unsigned long long vm_swap(pid_t pid)
 
 /*
  * Push half the registration out: with -H, lock that much; by default lock
- * HOG_CHUNK after HOG_CHUNK until the worker has @want bytes in swap (what
- * the kernel reclaims first, the page cache, free memory, differs from one
- * guest to the next: a size from MemAvailable pushed nothing out of a
- * 4 GiB guest). The device's restore worker faults pages back in
+ * what is available plus @want, then HOG_CHUNK after HOG_CHUNK until the
+ * worker has @want bytes in swap (what the kernel reclaims first, the page
+ * cache, free memory, differs from one guest to the next: the first lock
+ * alone pushed nothing out of a 4 GiB guest at 64 and 256 MiB; chunks
+ * alone made a 1 GiB guest under KASAN thrash for over 40 minutes). The device's restore worker faults pages back in
  * meanwhile (it restores without waiting for a read), but only into what
  * the hog leaves: the worker's share of swap grows as the hog does, and
  * reaches @want while the worker still has half its registration in RAM,
@@ -290,7 +291,13 @@ struct hog_chunks {
 
 static int hog_push(struct hog_chunks *h, pid_t worker, unsigned long long want)
 {
-	uint64_t size = env.hog ? env.hog : HOG_CHUNK;
+	/*
+	 * first what is available and @want more at once (one reclaim, which
+	 * pushes the registration out unless the page cache is large), then
+	 * HOG_CHUNK at a time
+	 */
+	uint64_t size = env.hog ? env.hog :
+		(proc_value("/proc/meminfo", "MemAvailable") << 10) + want;
 
 	h->n = 0;
 	h->bytes = 0;
@@ -302,6 +309,7 @@ static int hog_push(struct hog_chunks *h, pid_t worker, unsigned long long want)
 			return -ENOMEM;
 		h->size[h->n++] = size;
 		h->bytes += size;
+		size = HOG_CHUNK;
 	} while (!env.hog && vm_swap(worker) < want);
 	if (h->bytes > sh->hog_max)
 		sh->hog_max = h->bytes;
