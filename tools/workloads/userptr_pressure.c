@@ -34,7 +34,7 @@
  * read timed out, an eviction happened, and (--oom) the process was killed
  * and left nothing; 1 otherwise; 2 for usage.
  *
- *   userptr-pressure -n 4096 -s 64k -r 2 --oom   # 256 MiB, make check's
+ *   userptr-pressure -n 4096 -s 64k -r 2 --hog-once --oom   # make check
  *   userptr-pressure -n 4096 -s 256k -o p.json   # 1 GiB, make bench
  */
 #include <argp.h>
@@ -70,7 +70,7 @@ static const char doc[] =
 "(default: -n 1024 -s 64k -m render -r 2, -H until half the registration\n"
 "is in swap)\n";
 
-enum { OPT_OOM = 1000 };
+enum { OPT_OOM = 1000, OPT_ONCE };
 
 static const struct argp_option opts[] = {
 	{ "mode", 'm', "render|batch", 0, "Register through the render node (default) or the batch ioctl" },
@@ -78,6 +78,7 @@ static const struct argp_option opts[] = {
 	{ "rounds", 'r', "N", 0, "Hog rounds (default 2)" },
 	{ "timeout", 'T', "MS", 0, "A device read waits this long for a restore (default 300000)" },
 	{ "oom", OPT_OOM, NULL, 0, "End with the OOM killer on the registering process" },
+	{ "hog-once", OPT_ONCE, NULL, 0, "Lock what is available plus half the registration, no steps after" },
 	{ "output", 'o', "FILE", 0, "Write the results as JSON" },
 	{ "verbose", 'v', NULL, 0, "A line on stderr per round" },
 	{ "pause", 'p', "US", 0, "Pause between two device reads (default 0)" },
@@ -91,6 +92,7 @@ static struct env {
 	unsigned int rounds;
 	unsigned int timeout_ms;
 	bool oom;
+	bool once;
 	bool verbose;
 	unsigned int pause_us;
 	const char *json;
@@ -149,6 +151,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_OOM:
 		env.oom = true;
+		break;
+	case OPT_ONCE:
+		env.once = true;
 		break;
 	case 'o':
 		env.json = arg;
@@ -310,7 +315,7 @@ static int hog_push(struct hog_chunks *h, pid_t worker, unsigned long long want)
 		h->size[h->n++] = size;
 		h->bytes += size;
 		size = HOG_CHUNK;
-	} while (!env.hog && vm_swap(worker) < want);
+	} while (!env.hog && !env.once && vm_swap(worker) < want);
 	if (h->bytes > sh->hog_max)
 		sh->hog_max = h->bytes;
 	return 0;
