@@ -176,24 +176,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* a /proc/meminfo or /proc/vmstat value, or 0 */
+/* a /proc/meminfo, /proc/vmstat or /proc/PID/status value ("Key: N" or "key N"), or 0 */
 static unsigned long long proc_value(const char *file, const char *key)
 {
 	unsigned long long v = 0;
-	char name[64];
+	size_t len = strlen(key);
+	char line[256];
 	FILE *f = fopen(file, "r");
 
 	if (!f)
 		return 0;
-	while (fscanf(f, "%63s %llu%*[^\n]", name, &v) == 2) {
-		size_t n = strlen(name);
-
-		if (name[n - 1] == ':')
-			name[n - 1] = '\0';
-		if (!strcmp(name, key))
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && (line[len] == ':' || line[len] == ' ')) {
+			v = strtoull(line + len + 1, NULL, 10);
 			break;
-		v = 0;
-	}
+		}
 	fclose(f);
 	return v;
 }
@@ -260,19 +257,10 @@ static void hog_wait_reads(unsigned long n, int phase)
 /* a process's swapped-out memory in bytes (VmSwap), or 0 */
 static unsigned long long vm_swap(pid_t pid)
 {
-	unsigned long long kb = 0;
-	char path[64], line[256];
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSwap: %llu", &kb) == 1)
-			break;
-	fclose(f);
-	return kb << 10;
+	return proc_value(path, "VmSwap") << 10;
 }
 
 /*
