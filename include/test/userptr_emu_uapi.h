@@ -225,7 +225,7 @@ struct drm_userptr_emu_stats {
 	__u64 ranges;		/* out */
 	__u64 windows;		/* out */
 	__u64 max_ranges;	/* out: the helper's cap */
-	__u64 jobs;		/* out: asynchronous jobs in flight */
+	__u64 jobs;		/* out: asynchronous jobs not yet let go */
 	__u64 stale_jobs;	/* out: jobs that ran on pages no notifier kept
 				 * for them (a bug: a GPU would use freed pages)
 				 */
