@@ -60,9 +60,10 @@ struct userptr_emu_free_args {
 
 /*
  * Device read (device -> buffer) or write (buffer -> device) of size bytes
- * at va_addr, inside one allocation. An evicted allocation is waited for,
- * up to timeout_ms (0: 10 s; ETIMEDOUT then), killably; a range whose CPU
- * mapping is gone fails with EFAULT.
+ * at va_addr, inside one allocation, 1 MiB at a time. An evicted allocation
+ * is waited for, up to timeout_ms from the call (0: 10 s; ETIMEDOUT then);
+ * a fatal signal ends the wait. A range whose CPU mapping is gone fails
+ * with EFAULT. A write that fails may have written the MiBs before.
  */
 struct userptr_emu_access_args {
 	__u64 va_addr;		/* in */

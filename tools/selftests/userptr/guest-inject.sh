@@ -168,7 +168,7 @@ render_fail() {
 	echo 0 >"$params/restore_commit_delay_ms"
 	echo 0 >"$params/exec_submit_delay_ms"
 	echo 0 >"$params/import_hold_ms"
-	echo 0 >"$params/job_hold"
+	echo 0 >"$params/job_hold_ms"
 	judge_fail "$sw" "$t" "$rc" 4 "$out"
 	[ -n "$judge" ] &&
 		verdict "$sw makes kfdtrace's verdict on $t fail" /tmp/render-broken.json fail
