@@ -265,11 +265,12 @@ static unsigned long long vm_swap(pid_t pid)
 
 /*
  * Push half the registration out: with -H, lock that much; by default lock
- * what is available plus @want, then HOG_CHUNK after HOG_CHUNK until the
- * worker has @want bytes in swap (what the kernel reclaims first, the page
- * cache, free memory, differs from one guest to the next: the first lock
- * alone pushed nothing out of a 4 GiB guest at 64 and 256 MiB; chunks
- * alone made a 1 GiB guest under KASAN thrash for over 40 minutes). The device's restore worker faults pages back in
+ * what is available plus @want, then (unless --hog-once) HOG_CHUNK after
+ * HOG_CHUNK until the worker has @want bytes in swap (what the kernel
+ * reclaims first, the page cache, free memory, differs from one guest to
+ * the next: the first lock alone pushed nothing out of a 4 GiB guest at 64
+ * and 256 MiB; chunks alone made a 1 GiB guest under KASAN thrash for over
+ * 40 minutes). The device's restore worker faults pages back in
  * meanwhile (it restores without waiting for a read), but only into what
  * the hog leaves: the worker's share of swap grows as the hog does, and
  * reaches @want while the worker still has half its registration in RAM,
