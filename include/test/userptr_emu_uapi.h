@@ -8,7 +8,9 @@
  * ranges as one allocation, is the helper's own way in for its tests
  * (amdkfd takes many ranges from amdgpu's render node instead). The device
  * adds what a real GPU would do with the memory: reads and writes through
- * its page table, and a query of the eviction state.
+ * its page table, and a query of the eviction state. An mmap() of the
+ * device gives memory of its own (a zeroed page at each fault, lost when
+ * unmapped) whose faults a test can hold (the fault_hold_ms parameter).
  */
 #ifndef _USERPTR_EMU_UAPI_H
 #define _USERPTR_EMU_UAPI_H
@@ -209,7 +211,9 @@ struct drm_userptr_emu_gem_query {
 	__u32 num_ranges;	/* out */
 	__u64 size;		/* out */
 	__u64 batch_id;		/* out: the id in the drm_userptr tracepoints */
-	__u64 invalidations;	/* out: range invalidations seen */
+	__u64 invalidations;	/* out: invalidations that hit its ranges (one
+				 * a window an invalidation overlaps)
+				 */
 	__u64 populates;	/* out: submissions that had to fault */
 	__u32 num_valid;	/* out */
 	__u32 num_failed;	/* out */

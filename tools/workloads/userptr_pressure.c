@@ -521,7 +521,7 @@ int main(int argc, char **argv)
 		{},
 	};
 	static const struct argp argp = { opts, parse_arg, NULL, doc, children };
-	unsigned long long swapped0, swapped, left = 0;
+	unsigned long long swapped0, swapped, left = 0, kills0 = 0, kills = 0;
 	bool killed = false, progress = true, hog_lost = false, pass;
 	pid_t wpid, hpid;
 	uint64_t *sizes, max_size;
@@ -577,6 +577,7 @@ int main(int argc, char **argv)
 	if (env.oom && !hog_lost) {
 		if (env.verbose)
 			fprintf(stderr, "userptr-pressure: the OOM phase\n");
+		kills0 = proc_value("/proc/vmstat", "oom_kill");
 		sh->phase = P_OOM;
 		waitpid(wpid, &status, 0);
 		killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
@@ -587,6 +588,8 @@ int main(int argc, char **argv)
 	sh->phase = P_STOP;
 	if (!hog_lost)
 		waitpid(hpid, NULL, 0);
+	if (env.oom && !hog_lost)
+		kills = proc_value("/proc/vmstat", "oom_kill") - kills0;
 	swapped = proc_value("/proc/vmstat", "pswpout") - swapped0;
 	/* the dead process's files are closed before its parent can reap it */
 	left = leftovers(what, sizeof(what));
@@ -617,8 +620,9 @@ int main(int argc, char **argv)
 	       sh->errors ? ", first: " : "", sh->errors ? strerror(sh->first_error) : "",
 	       sh->timeouts);
 	if (env.oom)
-		printf("  the OOM killer %s the registering process (reads refused out of memory: %lu)\n",
-		       killed ? "killed" : "did not kill", sh->oom_errors);
+		printf("  the OOM killer %s the registering process (reads refused out of memory: %lu), %llu kill%s in all\n",
+		       killed ? "killed" : "did not kill", sh->oom_errors, kills,
+		       kills == 1 ? "" : "s");
 	printf("  left on the device: %s\n", what);
 	printf("  %s\n", pass ? "PASS" : "FAIL");
 
@@ -640,6 +644,7 @@ int main(int argc, char **argv)
 			swapped, sh->mismatches, sh->errors);
 		fprintf(f, "  \"timeouts\": %lu,\n  \"oom\": %s,\n  \"oom_killed\": %s,\n",
 			sh->timeouts, env.oom ? "true" : "false", killed ? "true" : "false");
+		fprintf(f, "  \"oom_kills\": %llu,\n", kills);
 		fprintf(f, "  \"leftovers\": %llu,\n  \"pass\": %s\n}\n", left, pass ? "true" : "false");
 		fclose(f);
 	}
