@@ -207,6 +207,9 @@ render_fail inject_takeover_transfer_first render.takeover_waits_for_jobs
 render_fail inject_wait_eviction_fence render.takeover_evicts_no_process
 render_fail inject_takeover_check_late render.takeover_refuses_a_second_handle
 render_fail inject_takeover_fault_wait render.takeover_does_not_wait_for_userspace
+# a restore worker that holds the dead process's address space itself (as
+# amdkfd's does) and does not say so faults the rest of its batch back in
+render_fail inject_mm_held_unsaid dying.worker_mmget.killed_inside_a_restore
 stress_fail inject_ignore_invalidate "STALE READ"
 stress_fail inject_never_restore "Connection timed out"
 stress_fail inject_ignore_invalidate "STALE READ" race
